@@ -338,6 +338,17 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
       expect(r.http, JSON.stringify(bad)).toBe(400);
     }
+    // a box left of or above the image is said to lie outside it, as one right of or below it is (h328: it was told
+    // its corners were in the wrong order)
+    for (const [bad, detail] of [
+      [[-500, -500, -10, -10], 'query_record._objects[0].bound_box lies outside the image (left of it or above it).'],
+      [[100, -300, 400, 5], 'query_record._objects[0].bound_box lies outside the image (left of it or above it).'],
+      [[400, 100, 100, 300], 'query_record._objects[0].bound_box must have xmin < xmax and ymin < ymax, at least 8 px apart.'],
+      [[5000, 5000, 6000, 6000], 'query_record._objects[0].bound_box lies outside the 1366x768 image.'],
+    ] as const) {
+      const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
+      expect([r.http, r.body.detail], JSON.stringify(bad)).toEqual([400, detail]);
+    }
   });
 
   it("visualTagsKNN counts the colours too: a record holding the query's colours ranks as if a quarter closer", async () => {
@@ -378,12 +389,19 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(shoes._dominant_colors).toBeDefined();
     // The call and the one extra.
     expect(await credits()).toBe(before - 2);
-    // without an image the item and the extracted colours stay the server's: a client's own (or null) changes neither
-    // (h242: a made-up item was searched by its name, null removed the item and the colours the flag still asked for)
-    for (const sent of [{ _objects: [{ name: 'tie', bound_box: [0, 0, 10, 10], Category: 'Accessories/Ties', category_source: 'record' }] }, { _objects: null, _dominant_colors: null }]) {
+    // without an image the item and the extracted colours stay the server's: null changes neither (h242: null removed
+    // the item and the colours the flag still asked for), and the stored item sent back as read is no change
+    for (const sent of [{ _objects: null, _dominant_colors: null }, { _objects: shoes._objects }]) {
       expect((await call(`${base}/update`, { records: [{ _id: 'shoes', ...sent }] }, shop)).http).toBe(200);
       const now = await get('shoes');
       expect([now._objects, now._dominant_colors], JSON.stringify(sent)).toEqual([shoes._objects, shoes._dominant_colors]);
+    }
+    // a box of the client's own chooses an item in the image: without the image it is the record's 400, not a 205 that
+    // kept the old item without a word (h328; h242 had a made-up item searched by its name)
+    for (const box of [[0, 0, 10, 10], [10.4, 20, 300, 400]]) {
+      const drawn = await call(`${base}/update`, { records: [{ _id: 'shoes', _objects: [{ name: 'tie', bound_box: box, Category: 'Accessories/Ties', category_source: 'record' }] }] }, shop);
+      expect([drawn.http, drawn.body.skipped_records?.[0]?._reason.status], JSON.stringify(box)).toEqual([400, expect.objectContaining({ code: 400, text: expect.stringMatching(/^_objects\[0\]\.bound_box chooses the item in the image: send the image with it/) })]);
+      expect((await get('shoes'))._objects).toEqual(shoes._objects);
     }
     // nor the tags extract_tags made (h246): a record with the flag on keeps them
     const look = await get('look');

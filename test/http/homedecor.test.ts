@@ -199,6 +199,29 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(found.body.query_records![0]!._objects![0]!.category_source).not.toBe('neighbours');
   });
 
+  it("refuses an update's drawn box sent without its image, as a query's beside an _id is, and says where a box off the image lies (h328)", async () => {
+    const own = { ...shop, id: (await h.app.loupe.collections.create({ accountId: shop.account, type: 'homedecor', name: 'boxes' })).id };
+    // a well-formed box above and left of the image: said to lie outside it (it was told its corners were out of order)
+    const off = await call(`${base}/insert`, { records: [{ _id: 'off', _base64: watch, product_id: 'o', _objects: [{ bound_box: [-300, -200, -20, -10] }] }, { _id: 'w', _base64: watch, product_id: 'w' }] }, own);
+    expect(off.body.skipped_records).toEqual([expect.objectContaining({ _id: 'off', _reason: expect.objectContaining({ status: expect.objectContaining({ code: 400, text: '_objects[0].bound_box lies outside the image (left of it or above it)' }) }) })]);
+    const before = (await call(`${base}/get`, { records: [{ _id: 'w' }] }, own)).body.answer_records[0]!;
+    // drawn without the image (stored from _base64: no link to read again): the record's 400, the item as it was; it
+    // was a 205 that kept the old item without a word
+    const drawn = await call(`${base}/update`, { records: [{ _id: 'w', _objects: [{ bound_box: [20, 20, 120, 120] }] }] }, own);
+    expect([drawn.http, drawn.body.skipped_records?.[0]?._reason.status.text]).toEqual([400, '_objects[0].bound_box chooses the item in the image: send the image with it (_url or _base64) in the same update; without one the record keeps the item it is stored by']);
+    expect((await call(`${base}/get`, { records: [{ _id: 'w' }] }, own)).body.answer_records[0]!._objects).toEqual(before._objects);
+    // with the image it is the item stored; sent back as read afterwards, it is no change
+    const withImage = await call(`${base}/update`, { records: [{ _id: 'w', _base64: watch, _objects: [{ bound_box: [20, 20, 120, 120] }] }] }, own);
+    expect(withImage.http).toBe(200);
+    const after = (await call(`${base}/get`, { records: [{ _id: 'w' }] }, own)).body.answer_records[0]!;
+    expect((after._objects as Obj[])[0]).toMatchObject({ bound_box: [20, 20, 120, 120], 'pre-filled': true });
+    const { _objects: objects } = after;
+    const back = await call(`${base}/update`, { records: [{ _id: 'w', _objects: objects, title: 'Wall clock' }] }, own);
+    expect([back.http, back.body.answer_records[0]]).toEqual([200, expect.objectContaining({ _objects: objects, title: 'Wall clock' })]);
+    // the drawn box alone, as the client first sent it: the stored item's box, no change either
+    expect((await call(`${base}/update`, { records: [{ _id: 'w', _objects: [{ bound_box: [20, 20, 120, 120] }] }] }, own)).http).toBe(200);
+  });
+
   it('refuses a box beside an _id alone, which it cannot search, and takes the stored item as a response gave it (h253: searched the stored item without a word)', async () => {
     const room = await get('room');
     const stored = (room._objects as Obj[])[0]!;

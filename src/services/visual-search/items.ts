@@ -55,8 +55,12 @@ export function serverTagsSimple(data: Record<string, unknown>): boolean {
 export function parsedBox(value: unknown, where: string): [number, number, number, number] | string | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) return `${where} must be [xmin, ymin, xmax, ymax], four numbers in pixels`;
-  const [x0, y0, x1, y1] = (value as number[]).map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
-  if (x1 - x0 < 8 || y1 - y0 < 8) return `${where} must have xmin < xmax and ymin < ymax, at least 8 px apart`;
+  const raw = value as [number, number, number, number];
+  const [x0, y0, x1, y1] = raw.map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
+  // a well-formed box left of or above the image keeps nothing once clipped: said so, not that its corners are in the
+  // wrong order (h328: [-500, -500, -10, -10] was told xmin < xmax)
+  const offImage = raw[2] - raw[0] >= 8 && raw[3] - raw[1] >= 8 && (raw[2] < 8 || raw[3] < 8);
+  if (x1 - x0 < 8 || y1 - y0 < 8) return offImage ? `${where} lies outside the image (left of it or above it)` : `${where} must have xmin < xmax and ymin < ymax, at least 8 px apart`;
   return [x0, y0, x1, y1];
 }
 

@@ -627,6 +627,15 @@ export class VisualSearchService {
           continue;
         }
         if (turnedOn.length) work = { ...record, _url: current.data._url };
+        // a box the client drew chooses the item in the image (rule 7): with no image read it chose nothing, and the
+        // update answered 205 keeping the old item without a word; refused as a box beside a query's _id alone is. The
+        // stored item's own box sent back (a record read and written back) is no change.
+        const drawn = typeof work._url !== 'string' ? recordBox(record, false) : undefined;
+        const storedBox = (current.data._objects as Record<string, unknown>[] | undefined)?.[0]?.bound_box;
+        if (drawn && !(Array.isArray(storedBox) && drawn.every((x, k) => x === storedBox[k]))) {
+          skips.push(skipped(ctx, { ...echo(record), _id: id }, 400, '_objects[0].bound_box chooses the item in the image: send the image with it (_url or _base64) in the same update; without one the record keeps the item it is stored by'));
+          continue;
+        }
       }
       // Categories the record's own client gave stay its own when only the image changes.
       const named = typeof record['Top Category'] === 'string' || typeof record.Category === 'string';
