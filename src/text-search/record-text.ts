@@ -7,6 +7,7 @@ import { detectLanguage, type QueryLanguage } from './query-language.ts';
 import { colorCode, colorNames, familyCode, familyOf, itemCode, itemKinds, type ColorName, type ItemKind } from './lexicon/concepts.ts';
 import { conceptCodesIn, indexWords, typedSpellings } from './query.ts';
 import { foldText, wordsOf } from './text-fold.ts';
+import { nameColor } from '../vision/models/dominant-colors.ts';
 
 /** Record text beyond this many characters is not indexed (a record is not a document store). */
 export const maxRecordTextChars = 16 * 1024;
@@ -120,7 +121,10 @@ export function extractedColourCodes(data: Record<string, unknown>): string[] {
 
 function itemColourCodesOf(colours: unknown): string[] {
   if (!colours || typeof colours !== 'object') return [];
-  const { names, percentages } = colours as { names?: unknown; percentages?: unknown };
+  const { names: given, percentages, luv_colors: luv } = colours as { names?: unknown; percentages?: unknown; luv_colors?: unknown };
+  // a client's own colours (kept as sent) come without palette names: named as the server names what it measures, so a
+  // colour word finds them as it finds extracted ones
+  const names = Array.isArray(given) ? given : Array.isArray(luv) ? luv.map((c) => (Array.isArray(c) && c.length === 3 && c.every((x) => typeof x === 'number') ? nameColor(c) : undefined)) : undefined;
   if (!Array.isArray(names) || !Array.isArray(percentages)) return [];
   const out: string[] = [];
   names.forEach((name, i) => {

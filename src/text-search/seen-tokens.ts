@@ -20,7 +20,9 @@ import { indexWords } from './query.ts';
 // 17 (2026-12-05): a record's language is told by the shop's own fields, not by the English the spec and the server fill
 // (`_tags`, `Top Category`, `Category`; h281: with extract_tags a Spanish record was stemmed as English on PostgreSQL);
 // English "watch" is a clock as Uhr and reloj are (h281: a 422 where they found the wristwatch)
-export const TOKENS_VERSION = 17;
+// 18 (2026-12-07): a record's own `_dominant_colors`, sent without palette names, gives the colour codes extracted ones
+// give (h331: a client's colours are kept as sent, and colour words did not find them)
+export const TOKENS_VERSION = 18;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.

@@ -403,20 +403,106 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       expect([drawn.http, drawn.body.skipped_records?.[0]?._reason.status], JSON.stringify(box)).toEqual([400, expect.objectContaining({ code: 400, text: expect.stringMatching(/^_objects\[0\]\.bound_box chooses the item in the image: send the image with it/) })]);
       expect((await get('shoes'))._objects).toEqual(shoes._objects);
     }
-    // nor the tags extract_tags made (h246): a record with the flag on keeps them
+    // nor the tags extract_tags made: null does not take them away while the flag is on (h246)
     const look = await get('look');
     expect(look.extract_tags).toBe(true);
-    for (const sent of [{ _tags: { Item: [{ name: 'tiara', prob: 1 }], Color: [{ name: 'gold', prob: 1 }] } }, { _tags: null }]) {
-      expect((await call(`${base}/update`, { records: [{ _id: 'look', ...sent }] }, shop)).http).toBe(200);
-      const now = await get('look');
-      expect([now._tags, now._tags_simple], JSON.stringify(sent)).toEqual([look._tags, look._tags_simple]);
-    }
+    expect((await call(`${base}/update`, { records: [{ _id: 'look', _tags: null }] }, shop)).http).toBe(200);
+    expect([(await get('look'))._tags, (await get('look'))._tags_simple]).toEqual([look._tags, look._tags_simple]);
+    // but `_tags` of the client's own are stored as sent (h331: h246 kept the server's in their place), the
+    // server's `_tags_simple` beside them
+    const tiara = { Item: [{ name: 'tiara', prob: 1 }], Color: [{ name: 'gold', prob: 1 }] };
+    expect((await call(`${base}/update`, { records: [{ _id: 'look', _tags: tiara }] }, shop)).http).toBe(200);
+    expect([(await get('look'))._tags, (await get('look'))._tags_simple]).toEqual([tiara, look._tags_simple]);
     // a `_tags_simple` of the client's own is kept as sent, as on insert (rule 3, h247)
     expect((await call(`${base}/update`, { records: [{ _id: 'look', _tags_simple: ['mine'] }] }, shop)).http).toBe(200);
     expect((await get('look'))._tags_simple).toEqual(['mine']);
     // and its own `_tags`, sent as it turns the flag off (h247: they were dropped)
     expect((await call(`${base}/update`, { records: [{ _id: 'look', extract_tags: false, _tags: { Item: [{ name: 'tiara', prob: 1 }] } }] }, shop)).http).toBe(200);
     expect((await get('look'))._tags).toEqual({ Item: [{ name: 'tiara', prob: 1 }] });
+  });
+
+  // h331: a client's own `_dominant_colors` and `_tags` were replaced by the server's when the flag was on
+  describe("a client's own _dominant_colors and _tags, with the flag on", () => {
+    let c: Owned;
+    const credits = async () => (await h.app.loupe.accounts.getAccount(c.account)).credits;
+    const price = (key: string) => h.config.prices[key]!;
+    const read = async (id: string) => (await call(`${base}/get`, { records: [{ _id: id }] }, c)).body.answer_records[0]!;
+    const blue = { luv_colors: [[39.9, -16.9, -93.8]], percentages: [100] };
+    const mine = { Mine: ['x'] };
+    let t1: Record<string, unknown>;
+    beforeAll(async () => {
+      const { account, token } = await h.newAccount(100);
+      c = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'own' })).id, account, token };
+    });
+
+    it('insert stores _dominant_colors as sent, and finds them by text search', async () => {
+      // a grey product photo, which the client says is blue: its colours are the client's to say
+      const grey = (await sharp({ create: { width: 120, height: 120, channels: 3, background: '#9a9a9a' } }).png().toBuffer()).toString('base64');
+      const res = await call(`${base}/insert`, { records: [{ _id: 'c1', _base64: grey, product_id: 'p2', title: 'Summer dress', extract_colors: true, _dominant_colors: blue }] }, c);
+      expect(res.body.status.code).toBe(210);
+      expect((await read('c1'))._dominant_colors).toEqual(blue);
+      // the call alone: the flag had nothing to make
+      expect(100 - (await credits())).toBe(price('visual_search.insert'));
+      // text search reads them: "blue" finds the grey photo its client calls blue, and colours rank by them
+      const words = await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'blue' }, k: 10 }, c);
+      expect(words.body.answer_records.map((r) => r._id)).toEqual(['c1']);
+      const colours = await call('/similarity/text/fashion/v2/text', { query_record: { _dominant_colors: blue }, k: 10 }, c);
+      expect((colours.body as unknown as { answer_distances: number[] }).answer_distances[0]).toBe(50);
+      // a query record's categories are echoed, not a filter (spec 2 lists `filter` for that): `filter` narrows
+      const named = await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'blue', 'Top Category': 'Bags', Category: 'Bags/Handbag' }, k: 10 }, c);
+      expect([named.body.answer_records.map((r) => r._id), named.body.query_records![0]]).toEqual([['c1'], expect.objectContaining({ 'Top Category': 'Bags', Category: 'Bags/Handbag' })]);
+      const filtered = await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'blue' }, filter: { Category: 'Bags/Handbag' }, k: 10 }, c);
+      expect(filtered.body.answer_records).toEqual([]);
+    });
+
+    it('insert stores _tags as sent; the server makes the _tags_simple it was not sent, and bills the flag for it', async () => {
+      const before = await credits();
+      const res = await call(`${base}/insert`, {
+        records: [
+          { _id: 't1', _base64: watch, product_id: 'p3', extract_tags: true, _tags: mine },
+          { _id: 'all', _base64: watch, product_id: 'p4', extract_colors: true, extract_tags: true, _dominant_colors: blue, _tags: mine, _tags_simple: ['mine'] },
+        ],
+      }, c);
+      expect(res.body.status.code).toBe(210);
+      t1 = await read('t1');
+      expect(t1._tags).toEqual(mine);
+      expect((t1._tags_simple as string[])[0]).toBe((t1._objects as Obj[])[0]!.name);
+      expect(await read('all')).toMatchObject({ _dominant_colors: blue, _tags: mine, _tags_simple: ['mine'] });
+      // the call and t1's tags; no flag of the record that sent every output
+      expect(before - (await credits())).toBe(price('visual_search.insert') + price('visual_search.extract_tags'));
+    });
+
+    it('an update stores what it sends, and keeps it through a new image and the flag turned off', async () => {
+      // without an image (h242 and h246 kept the server's in its place)
+      const red = { luv_colors: [[44.7, 137.3, 27.9]], percentages: [80] };
+      const yours = { Yours: ['y'] };
+      let before = await credits();
+      const sent = await call(`${base}/update`, { records: [{ _id: 'c1', _dominant_colors: red }, { _id: 't1', _tags: yours }] }, c);
+      expect([sent.http, sent.body.status.code]).toEqual([200, 205]);
+      expect((await read('c1'))._dominant_colors).toEqual(red);
+      expect((await read('t1'))._tags).toEqual(yours);
+      expect(before - (await credits())).toBe(price('visual_search.update'));
+      // a new image keeps them, as a _tags_simple the client wrote; the server's own (t1's _tags_simple) are made again
+      before = await credits();
+      expect((await call(`${base}/update`, { records: [{ _id: 'c1', _base64: group }, { _id: 't1', _base64: group }] }, c)).http).toBe(200);
+      expect((await read('c1'))._dominant_colors).toEqual(red);
+      const again = await read('t1');
+      expect(again._tags).toEqual(yours);
+      expect((again._tags_simple as string[])[0]).toBe((again._objects as Obj[])[0]!.name);
+      expect(again._tags_simple).not.toEqual(t1._tags_simple);
+      // the call, and t1's tags made again; c1's colours, the client's, cost nothing
+      expect(before - (await credits())).toBe(price('visual_search.update') + price('visual_search.extract_tags'));
+      // a flag turned off takes away what it made, not what the client wrote
+      expect((await call(`${base}/update`, { records: [{ _id: 'c1', extract_colors: false }, { _id: 't1', extract_tags: false }] }, c)).http).toBe(200);
+      expect((await read('c1'))._dominant_colors).toEqual(red);
+      expect(await read('t1')).toMatchObject({ _tags: yours });
+      expect(await read('t1')).not.toHaveProperty('_tags_simple');
+      // turned on again beside colours of the client's own, on a record keeping no link: nothing to read, no refusal
+      expect((await call(`${base}/update`, { records: [{ _id: 'c1', extract_colors: true }] }, c)).http).toBe(200);
+      // and null takes away the client's own, as it removes any field
+      expect((await call(`${base}/update`, { records: [{ _id: 'c1', _dominant_colors: null }] }, c)).http).toBe(200);
+      expect(await read('c1')).not.toHaveProperty('_dominant_colors');
+    });
   });
 
   it('nearDupsInsert bills the extras of the records it stores, as insert does (they were stored free, h92)', async () => {

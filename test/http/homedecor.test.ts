@@ -66,6 +66,24 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect((clock._objects as Obj[])[0]).toMatchObject({ name: 'clock', category_source: 'record' });
   });
 
+  it("keeps a record's own _dominant_colors and _tags as sent with the flags on, on insert and on an update without an image (h331: the server's replaced them)", async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'own' })).id, account, token };
+    const read = async () => (await call(`${base}/get`, { records: [{ _id: 'sofa' }] }, c)).body.answer_records[0]!;
+    const colours = { luv_colors: [[50, 10, 10]], percentages: [100] };
+    const tags = { Mine: ['x'] };
+    const res = await call(`${base}/insert`, { records: [{ _id: 'sofa', _base64: canteen, product_id: 's', extract_colors: true, extract_tags: true, _dominant_colors: colours, _tags: tags }] }, c);
+    expect(res.body.status.code).toBe(210);
+    const stored = await read();
+    expect([stored._dominant_colors, stored._tags]).toEqual([colours, tags]);
+    // the flags still make what the record did not send
+    expect((stored._tags_simple as string[])[0]).toBe((stored._objects as Obj[])[0]!.name);
+    const other = { luv_colors: [[80, -20, 40]], percentages: [60] };
+    const updated = await call(`${base}/update`, { records: [{ _id: 'sofa', _dominant_colors: other, _tags: { Yours: ['y'] } }] }, c);
+    expect(updated.body.status.code).toBe(205);
+    expect(await read()).toMatchObject({ _dominant_colors: other, _tags: { Yours: ['y'] }, _tags_simple: stored._tags_simple });
+  });
+
   it('visualKNN lists the furniture items of a photo, largest first, and filters by the query item category', async () => {
     const res = await call(`${base}/visualKNN`, { query_record: { _base64: canteen }, k: 5 }, shop);
     expect(res.http).toBe(200);

@@ -1,6 +1,6 @@
 import { extractedColourCodes, recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
-import { serverTagsSimple } from '../visual-search/items.ts';
+import { serverTags, serverTagsSimple } from '../visual-search/items.ts';
 
 /** What a colour word's re-rank reads of a record's text row. */
 export interface StoredBody {
@@ -18,7 +18,8 @@ export function ownWordCodes(data: Record<string, unknown>, productField: string
   const { _dominant_colors: _, ...own } = data;
   if (data.extract_tags === true) {
     if (serverTagsSimple(data)) delete own._tags_simple;
-    delete own._tags;
+    // a `_tags` the client sent is kept as sent, and is its words
+    if (serverTags(data)) delete own._tags;
   }
   return recordText(own, productField).body.split(' ');
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.ts';
 import type { DominantColorsQuery } from '../text-search/color-match.ts';
+import { colorNames } from '../../text-search/lexicon/concepts.ts';
 
 /** An item's categories, as an echo shows them. */
 export function itemCategories(top: unknown, category: unknown): Record<string, unknown> | undefined {
@@ -39,17 +40,58 @@ export function colorTagsOf(colors: readonly { name: string; percentage: number 
   return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
 }
 
+/** The name of the item a record is stored by (`_objects[0].name`), which the server's tags begin with. */
+const storedItemName = (data: Record<string, unknown>): unknown => (Array.isArray(data._objects) ? (data._objects[0] as { name?: unknown } | undefined)?.name : undefined);
+const isPaletteName = (x: unknown) => (colorNames as readonly unknown[]).includes(x);
+
 /**
  * Whether a record's `_tags_simple` is the one the server made with `extract_tags` (the item's
- * name, then colour names from its `_tags`), not one its client wrote.
+ * name, then colour names from its `_tags`), not one its client wrote. Beside a `_tags` of the
+ * client's own (kept as sent), the server's is the stored item's name, then palette colour names.
  */
 export function serverTagsSimple(data: Record<string, unknown>): boolean {
   const simple = data._tags_simple;
+  if (!Array.isArray(simple)) return false;
   const tags = data._tags as { Item?: { name?: unknown }[]; Color?: { name?: unknown }[] } | undefined;
-  if (!Array.isArray(simple) || !tags || typeof tags !== 'object' || !Array.isArray(tags.Item)) return false;
-  const colours = new Set((Array.isArray(tags.Color) ? tags.Color : []).map((x) => x?.name));
-  return simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x));
+  if (tags && typeof tags === 'object' && Array.isArray(tags.Item)) {
+    const colours = new Set((Array.isArray(tags.Color) ? tags.Color : []).map((x) => x?.name));
+    if (simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x))) return true;
+  }
+  return simple[0] !== undefined && simple[0] === storedItemName(data) && simple.slice(1).every(isPaletteName);
 }
+
+/**
+ * Whether a record's `_tags` is the map the server made with `extract_tags` (no names but `Top Category`, `Category`,
+ * `Item` and `Color`, its `Item` the stored item's), not one its client wrote: a client's is kept as sent, through new
+ * images and the flag turned off, as its `_tags_simple` is (rule 3).
+ */
+export function serverTags(data: Record<string, unknown>): boolean {
+  const tags = data._tags as Record<string, unknown> | undefined;
+  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return false;
+  const item = tags.Item as { name?: unknown }[] | undefined;
+  return Object.keys(tags).every((k) => k === 'Top Category' || k === 'Category' || k === 'Item' || k === 'Color') && Array.isArray(item) && item.length === 1 && item[0]?.name === storedItemName(data) && Array.isArray(tags.Color);
+}
+
+/**
+ * Whether a record's `_dominant_colors` is the one the server measured with `extract_colors` (the text-search shape with
+ * palette names and hex beside it), not one its client wrote, which is kept as sent.
+ */
+export function serverColors(data: Record<string, unknown>): boolean {
+  const v = data._dominant_colors as Record<string, unknown> | undefined;
+  if (!v || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length !== 4) return false;
+  const { luv_colors: luv, percentages, names, colors } = v;
+  const sameLength = (x: unknown): x is unknown[] => Array.isArray(x) && Array.isArray(luv) && x.length === luv.length;
+  return sameLength(percentages) && sameLength(names) && sameLength(colors) && names.every(isPaletteName) && colors.every((x) => typeof x === 'string' && /^#[0-9a-f]{6}$/.test(x));
+}
+
+/** A field a record sends with a value (null removes a field, and is no value). */
+export const sentValue = (record: Record<string, unknown>, field: string): boolean => record[field] !== undefined && record[field] !== null;
+
+/** What each extract flag stores, each kept as sent when the record gives it. */
+export const flagOutputs = { extract_colors: ['_dominant_colors'], extract_tags: ['_tags', '_tags_simple'] } as const;
+
+/** Whether a record gives every field a flag would store, so the flag has nothing to make (nor to bill, nor to read the image for). */
+export const suppliesAll = (record: Record<string, unknown>, flag: keyof typeof flagOutputs): boolean => flagOutputs[flag].every((f) => sentValue(record, f));
 
 /** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way; or why not. */
 export function parsedBox(value: unknown, where: string): [number, number, number, number] | string | undefined {

@@ -24,7 +24,7 @@ import { pathConflict, setPath } from '../record-paths.ts';
 import { skipped, badId, queryFailed, mismatch, whileExists, type Envelope } from './answers.ts';
 import { filterFields, checkedFilter, filterFailuresAre400, matchesEverything } from './filters.ts';
 import { distanceScale, scaled, rawRadius, onePerProduct, tieStable } from './hits.ts';
-import { itemCategories, categoryFilter, filterCategories, colorTagsOf, serverTagsSimple, parsedBox, drawnBox, boxOutside, recordBox, serversObject, categoryProblem, isObjectList, checkCategories, queryColors, withItemFilter } from './items.ts';
+import { itemCategories, categoryFilter, filterCategories, colorTagsOf, serverTagsSimple, serverTags, serverColors, sentValue, suppliesAll, parsedBox, drawnBox, boxOutside, recordBox, serversObject, categoryProblem, isObjectList, checkCategories, queryColors, withItemFilter } from './items.ts';
 import { dollarProblem, project, tagField, stringsOf, stringListOrNone, tagsOf, recordTags, attributes, ID_FORM, idOf, sentId, type Fields, type Out } from './record-fields.ts';
 
 /** How many of the nearest records visualTagsKNN re-ranks by tags and colours (docs/api-decisions.md). */
@@ -141,7 +141,9 @@ export class VisualSearchService {
     const none = { refund: async () => {} };
     if (!e || !this.accounts) return none;
     const items = c.type === 'fashion' || c.type === 'homedecor';
-    const priceOf = (r: InputRecord) => (!items ? 0 : (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0));
+    // a flag whose every output the record supplies itself (kept as sent) does no work and is not billed
+    const billed = (r: InputRecord, f: 'extract_colors' | 'extract_tags') => r[f] === true && !suppliesAll(r, f);
+    const priceOf = (r: InputRecord) => (!items ? 0 : (billed(r, 'extract_colors') ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (billed(r, 'extract_tags') ? (e.prices['visual_search.extract_tags'] ?? 0) : 0));
     const extras = records.reduce((n, r) => n + priceOf(r), 0);
     // nothing to take (every record refused, repeated or stored): the answer is its 4xx, free, whatever the balance
     // (a retried batch at a balance of 0 was 402 rather than 411, h102)
@@ -271,7 +273,8 @@ export class VisualSearchService {
    * A fashion or home-decor record's item (spec rules 2 and 3): `_objects` holds the item it is
    * stored by, and its categories are the record's own when it sent them (marked pre-filled),
    * else the detector's, which become the record's too. `extract_colors` and `extract_tags` add
-   * the item's colours and tags; a `_tags_simple` the record sent is kept as sent.
+   * the item's colours and tags; a `_dominant_colors`, `_tags` or `_tags_simple` the record sent is
+   * kept as sent (rule 3: nothing a client sends is replaced), the flag making only the others.
    */
   private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item'], inserting: boolean, voted?: { top: unknown; category: unknown }): Out {
     const domain = c.type as ItemDomain;
@@ -303,12 +306,12 @@ export class VisualSearchService {
     };
     const out: Out = { _objects: [object], ...(sent ? {} : categories) };
     const colors = r.colors.slice(0, 5);
-    if (record.extract_colors === true) {
+    if (record.extract_colors === true && !sentValue(record, '_dominant_colors')) {
       out._dominant_colors = { luv_colors: colors.map((x) => x.luv.map((v) => Math.round(v * 100) / 100)), percentages: colors.map((x) => x.percentage), names: colors.map((x) => x.name), colors: colors.map((x) => x.color) };
     }
     if (record.extract_tags === true) {
       const colorTags = colorTagsOf(colors);
-      out._tags = {
+      if (!sentValue(record, '_tags')) out._tags = {
         // The record's own categories are marked on their entries; the item and colours are always measured.
         ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
         ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
@@ -516,12 +519,14 @@ export class VisualSearchService {
    * categories after the client took them away.
    */
   private async itemsAfterUpdate(c: CollectionRecord, current: StoredRecord, data: Record<string, unknown>, record: InputRecord, item: ImageTaskResults['item'] | undefined, flagOn: (f: 'extract_colors' | 'extract_tags') => boolean): Promise<void> {
-    const serverTags = serverTagsSimple(current.data);
-    if (current.data.extract_colors === true && (item || !flagOn('extract_colors')) && record._dominant_colors === undefined) delete data._dominant_colors;
+    // what the server made: a value of the client's own (sent now, or stored as sent) is never its to take away or keep
+    const madeColors = serverColors(current.data);
+    const madeTags = serverTags(current.data);
+    if (current.data.extract_colors === true && (item || !flagOn('extract_colors')) && record._dominant_colors === undefined && madeColors) delete data._dominant_colors;
     if (current.data.extract_tags === true && (item || !flagOn('extract_tags'))) {
-      // the client's own, sent with the flag turned off, kept as the colours' are (h247)
-      if (record._tags === undefined) delete data._tags;
-      if (serverTags && record._tags_simple === undefined) delete data._tags_simple;
+      // the client's own, sent with the flag turned off or stored as sent, kept as the colours' are (h247)
+      if (record._tags === undefined && madeTags) delete data._tags;
+      if (record._tags_simple === undefined && serverTagsSimple(current.data)) delete data._tags_simple;
     }
     if (item) return;
     // without an image the item and the colours it asks for stay the server's, as on insert where only a box is read
@@ -530,10 +535,10 @@ export class VisualSearchService {
       if (current.data._objects !== undefined) data._objects = current.data._objects;
       else delete data._objects;
     }
-    if (current.data.extract_colors === true && flagOn('extract_colors') && Object.hasOwn(record, '_dominant_colors') && current.data._dominant_colors !== undefined) data._dominant_colors = current.data._dominant_colors;
-    // and the tags it made (h246: a client's `_tags` was searched by its names); a `_tags_simple` the client sends is kept
-    // as sent, as on insert (rule 3, docs/api-decisions.md)
-    if (current.data.extract_tags === true && flagOn('extract_tags') && Object.hasOwn(record, '_tags') && current.data._tags !== undefined) data._tags = current.data._tags;
+    // A value the client sends is stored as sent, as on insert (rule 3; h242 and h246 kept the server's instead). null
+    // takes away the client's own, but not what a flag still on made (h242: null removed the colours the flag asked for).
+    if (current.data.extract_colors === true && flagOn('extract_colors') && record._dominant_colors === null && madeColors) data._dominant_colors = current.data._dominant_colors;
+    if (current.data.extract_tags === true && flagOn('extract_tags') && record._tags === null && madeTags) data._tags = current.data._tags;
     const objects = Array.isArray(current.data._objects) ? (current.data._objects as Record<string, unknown>[]) : [];
     const first = objects[0];
     if (!first || (!Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category'))) return;
@@ -564,7 +569,8 @@ export class VisualSearchService {
       ...(source === 'record' ? { category_source: 'record', 'pre-filled': true } : source ? { category_source: source } : {}),
     };
     data._objects = [object, ...objects.slice(1)];
-    const tags = data._tags as Record<string, unknown> | undefined;
+    // the server's tags follow the categories; a client's own are its words, kept as sent
+    const tags = madeTags && record._tags === undefined ? (data._tags as Record<string, unknown> | undefined) : undefined;
     if (tags && typeof tags === 'object') {
       const entry = (name: string | undefined) => (name === undefined ? undefined : [{ name, prob: source === 'record' ? 1 : (first.prob ?? 1), ...(source === 'record' ? { 'pre-filled': true } : {}) }]);
       const { 'Top Category': _a, Category: _b, ...others } = tags;
@@ -619,9 +625,15 @@ export class VisualSearchService {
       // link is read again for them (a flag already on was charged with its insert: h236, turning colours on billed the
       // tags again)
       let turnedOn: ('extract_colors' | 'extract_tags')[] | undefined;
+      // The outputs of the flags this record keeps of its client's own: sent now with a value, else stored as sent (the
+      // server's own are made again from a new image). They are kept as they are, and a flag that has them all has
+      // nothing to make: it reads no image and is not billed.
+      const madeBy = { _dominant_colors: serverColors, _tags: serverTags, _tags_simple: serverTagsSimple } as const;
+      const keptOwn: InputRecord = {};
+      if (items) for (const f of ['_dominant_colors', '_tags', '_tags_simple'] as const) if (record[f] === undefined && current.data[f] !== undefined && current.data[f] !== null && !madeBy[f](current.data)) keptOwn[f] = current.data[f];
       if (items && (record._url === undefined || record._url === null) && record._base64 === undefined && record._file === undefined) {
         // A flag turned on reads the image: the record's own link fetched again, or a clear refusal.
-        turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true);
+        turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true && !suppliesAll({ ...record, ...keptOwn }, f));
         if (turnedOn.length && typeof current.data._url !== 'string') {
           skips.push(skipped(ctx, { ...echo(record), _id: id }, 400, `${turnedOn.join(' and ')} read${turnedOn.length > 1 ? '' : 's'} the image, and this record keeps no link to it: send the image again (_url or _base64) in the same update`));
           continue;
@@ -645,8 +657,8 @@ export class VisualSearchService {
         ...work,
         ...(keptCategories ? { 'Top Category': current.data['Top Category'], Category: current.data.Category } : {}),
         ...(items ? { extract_colors: flagOn('extract_colors'), extract_tags: flagOn('extract_tags') } : {}),
-        // tags the client wrote itself are kept as they are; the server's own are made again from the new image
-        ...(items && record._tags_simple === undefined && current.data._tags_simple !== undefined && !serverTagsSimple(current.data) ? { _tags_simple: current.data._tags_simple } : {}),
+        // colours and tags the client wrote itself are kept as they are; the server's own are made again from the new image
+        ...keptOwn,
       };
       const paid: InputRecord = turnedOn ? { ...basis, extract_colors: turnedOn.includes('extract_colors'), extract_tags: turnedOn.includes('extract_tags') } : basis;
       let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
