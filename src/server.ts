@@ -11,14 +11,15 @@ import { leftOverNotice } from './store/left-over-work.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 import { present } from './util/path-present.ts';
 import { keepOnOutputErrors } from './util/log-output.ts';
+import { listenRefusal } from './util/listen-refusal.ts';
 import { idleMemoryEstimate, loadMemoryEstimate, memoryTight } from './vision/engine/memory-estimate.ts';
 import { addressSpaceCap } from '../bin/address-space.mjs';
 
-/** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
+/** Resolves when `port` on `host` can be listened on now (it is then let go); rejects saying why not (EADDRINUSE, a HOST of another machine). */
 function portFree(port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use on ${host} (another server, or one still stopping): nothing was started` : err.message)));
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(new Error(listenRefusal(err, port, host))));
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
   });
 }

@@ -264,6 +264,11 @@ describe('server process that cannot start', () => {
       expect([start.code, start.stderr]).toEqual([1, `loupe: cannot start: port ${port} is in use on 127.0.0.1 (another server, or one still stopping): nothing was started\n`]);
       // no database was made (nor upgraded, nor its jobs run): it was so before the port was tried
       expect(fsSync.existsSync(path.join(dataDir, 'loupe.db'))).toBe(false);
+      // a HOST that is not this machine's is named as the setting to change, before any database too (h330: it was the
+      // socket's `listen EADDRNOTAVAIL: address not available 198.51.100.7:…`)
+      const elsewhere = await failedStart({ LOUPE_DATA_DIR: dataDir, HOST: '198.51.100.7' });
+      expect([elsewhere.code, elsewhere.stderr]).toEqual([1, 'loupe: cannot start: HOST 198.51.100.7 is not an address of this machine (EADDRNOTAVAIL): set HOST to one of its own addresses, 127.0.0.1 for this machine alone or 0.0.0.0 for every interface; nothing was started\n']);
+      expect(fsSync.existsSync(path.join(dataDir, 'loupe.db'))).toBe(false);
     } finally {
       await new Promise((r) => taken.close(r));
       await fs.rm(dataDir, { recursive: true, force: true });
