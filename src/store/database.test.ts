@@ -166,6 +166,44 @@ describe('PostgreSQL set-up errors', () => {
     const other = Object.assign(new Error('password authentication failed for user "loupe"'), { code: '28P01' });
     expect(explainPgSetupError(other)).toBe(other);
   });
+
+  it('name PostgreSQL and the setting where the socket\'s words named neither: nothing listening, a host unknown (h330)', async () => {
+    // a port where nothing listens: one just let go
+    const probe = net.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as net.AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-pg-setup-'));
+    try {
+      const refused = await openStore({ dataDir: dir, databaseUrl: `postgres://loupe@127.0.0.1:${port}/loupe` }).then(() => undefined, (err: unknown) => err as Error & { code?: string });
+      expect(refused?.message).toBe(`no PostgreSQL server answers at 127.0.0.1:${port} (connect ECONNREFUSED): is it running, and does DATABASE_URL name its host and port?`);
+      expect(refused?.code).toBe('ECONNREFUSED');
+      // (RFC 6761: no resolver knows .invalid; EAI_AGAIN where no name server answers)
+      const unknown = await openStore({ dataDir: dir, databaseUrl: 'postgres://loupe@loupe-db.invalid/loupe' }).then(() => undefined, (err: unknown) => err as Error);
+      expect(unknown?.message).toMatch(/^the PostgreSQL host loupe-db\.invalid that DATABASE_URL names cannot be resolved \(getaddrinfo (ENOTFOUND|EAI_AGAIN)\): check the host name in it$/);
+      const { explainPgSetupError } = await import('./database.ts');
+      // move-to-postgres names its own option
+      expect(String(explainPgSetupError(Object.assign(new Error('database "shop" does not exist'), { code: '3D000' }), '--to'))).toBe('Error: database "shop" does not exist on the PostgreSQL server --to names: make it first, with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8 shop; README "Run it"), or correct the name in --to');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL database that does not exist', () => {
+  it('is said with how to make it, in a UTF-8 locale (h330: the server\'s own `database "…" does not exist`)', async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/loupe_absent_${randomUUID().slice(0, 8)}`;
+    const name = url.pathname.slice(1);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-pg-absent-'));
+    try {
+      const err = await openStore({ dataDir: dir, databaseUrl: url.href }).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+      expect(err?.message).toBe(`database "${name}" does not exist on the PostgreSQL server DATABASE_URL names: make it first, with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8 ${name}; README "Run it"), or correct the name in DATABASE_URL`);
+      expect(err?.code).toBe('3D000');
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL connection lost in use', () => {

@@ -731,14 +731,28 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 /** PostgreSQL set-up errors whose own words do not say what to do, said so that they do. */
-export function explainPgSetupError(err: unknown): unknown {
-  const e = err as { code?: unknown; message?: unknown };
+export function explainPgSetupError(err: unknown, setting = 'DATABASE_URL'): unknown {
+  const e = err as { code?: unknown; message?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
   const message = typeof e.message === 'string' ? e.message : '';
+  // the socket's and the server's own words named neither PostgreSQL nor the setting, nor what to do (h330: `connect
+  // ECONNREFUSED 127.0.0.1:5`; `database "loupe2" does not exist`, where createdb's default locale may be C)
+  if (e.code === 'ECONNREFUSED') {
+    const at = typeof e.address === 'string' && typeof e.port === 'number' ? ` at ${e.address}:${e.port}` : '';
+    return Object.assign(new Error(`no PostgreSQL server answers${at} (connect ECONNREFUSED): is it running, and does ${setting} name its host and port?`, { cause: err }), { code: e.code });
+  }
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') {
+    const host = typeof e.hostname === 'string' ? `${e.hostname} ` : '';
+    return Object.assign(new Error(`the PostgreSQL host ${host}that ${setting} names cannot be resolved (getaddrinfo ${e.code}): check the host name in it`, { cause: err }), { code: e.code });
+  }
+  if (e.code === '3D000') {
+    const name = /database "(.*)" does not exist/.exec(message)?.[1];
+    return Object.assign(new Error(`${message} on the PostgreSQL server ${setting} names: make it first, with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8 ${name ?? '<name>'}; README "Run it"), or correct the name in ${setting}`, { cause: err }), { code: e.code });
+  }
   if (/client password must be a string/.test(message)) {
-    return new Error('the PostgreSQL server asks for a password and DATABASE_URL gives none: put it in the URL (postgres://user:password@host:port/database) or in PGPASSWORD');
+    return new Error(`the PostgreSQL server asks for a password and ${setting} gives none: put it in the URL (postgres://user:password@host:port/database) or in PGPASSWORD`);
   }
   if (/timeout exceeded when trying to connect|terminated due to connection timeout/.test(message)) {
-    return new Error('the PostgreSQL server took the connection but did not answer in time (DATABASE_URL names a port where something else listens, or the server is stuck)');
+    return new Error(`the PostgreSQL server took the connection but did not answer in time (${setting} names a port where something else listens, or the server is stuck)`);
   }
   if (e.code === '42501' && /extension "vector"/.test(message)) {
     return new Error('the database has no pgvector extension and this user may not create it: a superuser must run `CREATE EXTENSION vector;` in that database once (README, "Run it"); nothing was created');

@@ -182,7 +182,7 @@ async function refuseForeignTables(databaseUrl: string): Promise<void> {
   try {
     const { rows } = await pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1").catch((err: unknown) => {
       // the driver's own words named neither the database nor that it was --to's (h172: `role "nouser" does not exist`)
-      throw new Error(`--to ${shownUrl(databaseUrl)}: ${(explainPgSetupError(err) as Error).message}`);
+      throw new Error(`--to ${shownUrl(databaseUrl)}: ${(explainPgSetupError(err, '--to') as Error).message}`);
     });
     const names = rows.map((r) => r.name);
     if (names.length && !names.includes('loupe_migrations')) throw new Error(`the database ${shownUrl(databaseUrl)} holds tables that are not Loupe's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): nothing was made there; move into a new, empty database`);
