@@ -21,6 +21,18 @@ export function httpStatusOf(code: number, mixedIsSuccess = false): number {
 }
 
 /**
+ * Spec codes sent as HTTP statuses whose standard reason phrase says something else, or nothing (Node's `unknown`):
+ * an insert of stored `_id`s went out as `411 Length Required`, which Python's `raise_for_status` and curl print, and a
+ * newcomer took for a missing Content-Length (h330). Their reason phrase is the body's `status.text` instead.
+ */
+const specOwnStatuses = new Set([206, 210, 211, 220, 300, 411, 412]);
+
+/** A `status.text` as a reason phrase (RFC 9112: visible ASCII and spaces here), or undefined where it cannot be one. */
+function reasonPhrase(text: unknown): string | undefined {
+  return typeof text === 'string' && /^[\x20-\x7e]{1,120}$/.test(text) ? text : undefined;
+}
+
+/**
  * Every route marked `config.envelope` (the search-style services of spec 2, and recognition of
  * spec 3 when its routes are built with the same flag) answers the HTTP status of its body's
  * `status.code`. Only the route's own answer (HTTP 200 until now) is touched: errors already have
@@ -30,8 +42,13 @@ export function httpStatusOf(code: number, mixedIsSuccess = false): number {
 export function registerEnvelopeStatus(app: FastifyInstance): void {
   app.addHook('preSerialization', async (request, reply, payload) => {
     if (!request.routeOptions.config?.envelope || reply.statusCode !== 200) return payload;
-    const code = (payload as { status?: { code?: unknown } } | null)?.status?.code;
-    if (typeof code === 'number') reply.code(httpStatusOf(code, request.routeOptions.config.mixedIsSuccess === true));
+    const status = (payload as { status?: { code?: unknown; text?: unknown } } | null)?.status;
+    const code = status?.code;
+    if (typeof code !== 'number') return payload;
+    const http = httpStatusOf(code, request.routeOptions.config.mixedIsSuccess === true);
+    reply.code(http);
+    const phrase = specOwnStatuses.has(http) ? reasonPhrase(status?.text) : undefined;
+    if (phrase) reply.raw.statusMessage = phrase;
     return payload;
   });
 }
