@@ -60,6 +60,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
     await services.close();
+    // the last line says the stop ended, as the server's does (h330: "stopping: finishing running jobs" was the last word)
+    log('info', 'stopped (exit 0)');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

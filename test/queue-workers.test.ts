@@ -111,6 +111,20 @@ afterEach(async () => {
 });
 
 describe.each(backends)('queue worker processes (%s)', (backend) => {
+  it('a worker stopped by SIGTERM says last that it stopped, and exits 0 (h330: "stopping: finishing running jobs" was the last line)', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const w = startWorker(t.env);
+    workers.push(w);
+    await until('the worker to be ready', async () => w.said.some((l) => l.msg === 'worker ready'), 30_000);
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toBe(0);
+    // (its last lines may reach the pipe's reader after the exit)
+    await until('the last line', async () => w.said.at(-1)?.msg === 'stopped (exit 0)', 5_000).catch(() => undefined);
+    expect(w.said.slice(-2).map((l) => l.msg)).toEqual(['stopping: finishing running jobs', 'stopped (exit 0)']);
+    expect(w.badLines ?? 0).toBe(0);
+  }, 60_000);
+
   it('a job whose worker is killed (kill -9) goes back to the queue when its lease ends and another worker finishes it, once', async () => {
     const t = await setup(backend);
     cleanup = t.close;
