@@ -6,6 +6,8 @@
 export interface Refusal {
   field: string;
   message: string;
+  /** The error code where it is not `invalid_request` (a record limit's `too_many_records`). */
+  code?: string;
 }
 
 export const refusal = (field: string, message: string): Refusal => ({ field, message });

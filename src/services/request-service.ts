@@ -138,7 +138,7 @@ export class RequestService {
     }
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
     // with the field it names, as every other field-level 400 has (h257: these alone had no `errors`)
-    if (invalid) throw badRequest(invalid.message, [invalid]);
+    if (invalid) throw new ServiceError(400, invalid.code ?? 'invalid_request', invalid.message, [{ field: invalid.field, message: invalid.message }]);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
     // (an _id beyond 2^53 too: the record's own 400 would echo it altered); and a record's own fields are
     // stored, echoed in every read and webhook for the retention's days: bounded as a collection record's

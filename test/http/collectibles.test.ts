@@ -450,10 +450,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       ['tcg_id', [{ _base64: photoCard }, { _base64: photoCard, price_stats: 'yes' }], 'records[1].price_stats must be boolean.'],
       ['tcg_id', [{ _base64: photoCard, Category: 'x'.repeat(101) }], 'records[0].Category must be a string of at most 100 characters.'],
       ['sport_id', [1, 2, 3].map(() => ({ _base64: photoCard, magic_ai: true })), 'magic_ai takes at most 2 records per request; 3 were sent.'],
+      ['comics_id', [{ _base64: photoCard, lang: 5 }], 'records[0].lang must be a string of at most 20 characters.'],
     ] as const) {
       const bad = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint, records } });
       expect(bad.statusCode, endpoint).toBe(400);
       expect(JSON.stringify(bad.json())).toContain(message);
+      // magic_ai's 2 records are a record limit (spec 3 §8), refused with the code /sport_id gives it (h329: invalid_request)
+      expect(bad.json().code, message).toBe(message.startsWith('magic_ai') ? 'too_many_records' : 'invalid_request');
     }
     // a synchronous body copied whole: its options beside the records would reach no record
     for (const option of [{ price_stats: true }, { magic_ai: true }, { set_code: 'SVI' }]) {
@@ -714,6 +717,15 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     // a comic's `lang` is its record's: beside the records it reached none, and the English issue was matched (h270)
     const beside = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: cover }], lang: 'de' } });
     expect([beside.statusCode, beside.json().detail]).toEqual([400, expect.stringMatching(/^lang is a record's hint: send it on each record it is for/)]);
+    // a `lang` of another type or length is its record's own 400, as every other hint's: the schema refused the whole
+    // request, and the good record beside it went unread (h329)
+    const wrongLang = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _id: 'n', _base64: cover, lang: 5 }, { _id: 'long', _base64: cover, lang: 'e'.repeat(21) }, { _id: 'ok', _base64: cover, lang: 'en' }] } });
+    expect(wrongLang.statusCode, wrongLang.body).toBe(200);
+    const [n, long, ok] = (wrongLang.json() as { status: { code: number }; records: Rec[] }).records;
+    expect(wrongLang.json().status.code).toBe(300);
+    expect([n!._status, long!._status]).toEqual([expect.objectContaining({ code: 400, text: 'lang must be a string of at most 20 characters' }), expect.objectContaining({ code: 400, text: 'lang must be a string of at most 20 characters' })]);
+    expect(n).toMatchObject({ _id: 'n', lang: 5 });
+    expect(ok).toMatchObject({ _id: 'ok', _status: { code: 200 } });
     // a locale is its language (h103: en-US found no English comic)
     expect(us!._status.text).toBe(en!._status.text);
     expect(us!._objects![0]!._identification.alternatives.map((m) => m.id)).toEqual(en!._objects![0]!._identification.alternatives.map((m) => m.id));

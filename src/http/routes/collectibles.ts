@@ -133,7 +133,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Identifies the largest comic in each of up to 10 images against the imported comics catalogs',
       description: 'Reads the cover\'s title and issue number (`#5`) and identifies the issue (`loupe catalog import --kind comics`). A record may carry `lang` (`en`, `de`…): the catalogs here are English, so another language finds no match. See docs/recognition.md.',
-      body: Type.Object({ records: Type.Array(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: true })]), { minItems: 1, maxItems: 10 }), ...comicsOptions }),
+      body: Type.Object({ records: Type.Array(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 20 }, description: 'The language of the edition (`en`, `de`); another type or length is that record\'s own 400.' })) }, { additionalProperties: true })]), { minItems: 1, maxItems: 10 }), ...comicsOptions }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {

@@ -95,13 +95,12 @@ export class CollectiblesJob implements JobHandler {
         if (v !== undefined && v !== null && typeof v !== 'boolean') return refusal(`records[${i}].${flag}`, `records[${i}].${flag} must be boolean.`);
       }
       // the hints as the synchronous endpoints check them (there, the record's own 400)
-      const hint = hintProblem(rec);
+      const hint = hintProblem(rec, family);
       if (hint) return refusal(`records[${i}].${hint.field}`, `records[${i}].${hint.message}.`);
-      const lang = family === COMICS ? rec.lang : undefined;
-      if (lang !== undefined && lang !== null && (typeof lang !== 'string' || [...lang].length > 20)) return refusal(`records[${i}].lang`, `records[${i}].lang must be a string of at most 20 characters.`);
     }
     const magic = family === SPORT ? records.filter((r) => r.magic_ai === true).length : 0;
-    if (magic > 2) return refusal('records', `magic_ai takes at most 2 records per request; ${magic} were sent.`);
+    // a record limit of spec 3 §8, refused with the code /sport_id gives it (it was `invalid_request` here)
+    if (magic > 2) return { ...refusal('records', `magic_ai takes at most 2 records per request; ${magic} were sent.`), code: 'too_many_records' };
     return undefined;
   }
 

@@ -157,10 +157,12 @@ export const misspeltMessage = (field: string, meant: string, hints: readonly st
 
 /**
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
- * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too.
+ * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too; a comic's `lang` is
+ * one of its hints.
  */
-export function hintProblem(record: Record<string, unknown>): { field: string; message: string } | undefined {
-  for (const [key, max] of [['set_code', 50], ...HINTS.map((h) => [h, 100] as const), ['Autograph', 100]] as const) {
+export function hintProblem(record: Record<string, unknown>, family: Family = TCG): { field: string; message: string } | undefined {
+  // a comic's `lang` too: the schema's 400 refused the whole request, the good records beside it unread
+  for (const [key, max] of [['set_code', 50], ...HINTS.map((h) => [h, 100] as const), ['Autograph', 100], ...(family === COMICS ? [['lang', 20] as const] : [])] as const) {
     const v = record[key];
     if (v === undefined || v === null || (key === 'Autograph' && typeof v === 'boolean')) continue;
     if (typeof v !== 'string' || [...v].length > max) return { field: key, message: `${key} must be ${key === 'Autograph' ? 'a boolean or ' : ''}a string of at most ${max} characters` };

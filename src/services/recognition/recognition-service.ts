@@ -379,7 +379,7 @@ export class RecognitionService {
    * starts from (the synchronous endpoints echo the record).
    */
   async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echoAnswer(record), family: Family = TCG): Promise<OutputRecord> {
-    const wrongHint = hintProblem(record);
+    const wrongHint = hintProblem(record, family);
     if (wrongHint) return { ...base, _status: recordError(ctx, wrongHint.message, 400) };
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
