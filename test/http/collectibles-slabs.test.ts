@@ -268,6 +268,18 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(finishOf(non!)).toEqual([{ id: 1, name: 'Non-Foil', prob: 1 }]);
     expect(none!._objects![0]!._identification.best_match, JSON.stringify(none)).toMatchObject({ id: 'sv3pt5-199' });
     expect(finishOf(none!)).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+    // slab_id's label object beside the card carries the finish as /slab_id's does: the label's words, else the
+    // catalog's for the card it names (h329: it had none, while /slab_id's and a label answered alone had it)
+    const withLabel = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: await b64(reverse) }, { _base64: await b64(nonHolo) }, { _base64: await b64(psa) }], slab_id: true } });
+    const labelFinish = (r: Rec) => r._objects!.find((o) => o.name === 'Slab Label')?._tags;
+    const [revLabel, nonLabel, psaLabel] = (withLabel.json() as { records: Rec[] }).records.map((r) => {
+      expect(r._objects!.map((o) => o.name), JSON.stringify(r)).toEqual(['Card', 'Slab Label']);
+      return labelFinish(r)!;
+    });
+    expect(revLabel!['Foil/Holo']).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+    expect(nonLabel!['Foil/Holo']).toEqual([{ id: 1, name: 'Non-Foil', prob: 1 }]);
+    expect(psaLabel).toMatchObject({ Category: [{ name: 'Pokemon' }], 'Foil/Holo': [{ id: 1, name: 'Foil', prob: 1 }] });
+    expect((withLabel.json() as { records: Rec[] }).records[2]!._objects![1]!._tags_simple).toContain('Foil');
   }, 240_000);
 
   it('the slab options of tcg_id: the label\'s company and grade on the card, slab_id adds the label; each charged once a call at its endpoint\'s price, never for no label or without the credits', async () => {

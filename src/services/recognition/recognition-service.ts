@@ -512,7 +512,14 @@ export class RecognitionService {
       const tags = slabTags(reading);
       Object.assign(objects[0]!._tags, tags);
       objects[0]!._tags_simple.push(...Object.values(tags).flatMap((t) => t.map((x) => x.name)));
-      if (slabOption === 'slab_id') labelObject = slabLabelObject(objects.length + 1, read.label, reading, read, await this.labelMatch(reading, read.label, searches), false);
+      if (slabOption === 'slab_id') {
+        const match = await this.labelMatch(reading, read.label, searches);
+        // the label's object as /slab_id gives it (docs/api-decisions.md "Slab options"): with the finish the label
+        // prints, else the catalog's for the card it names (it had none beside a card, though /slab_id's and the label
+        // answered alone carry it); a comic's label has no such tag
+        const finish = family.hintTags.includes('Foil/Holo') && (!match || match.family.hintTags.includes('Foil/Holo')) ? (reading.finish ?? match?.finish ?? null) : null;
+        labelObject = slabLabelObject(objects.length + 1, read.label, reading, read, match, false, finish ? { 'Foil/Holo': [{ id: 1, name: finish, prob: 1 }] } : {});
+      }
     }
     // a grading label read beside the largest card makes it a slab's, whatever the detector called its holder (h103: a
     // slab whose card was read whole said `Graded Slab` no beside its label's PSA 10)
