@@ -593,6 +593,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const hinted2 = (await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card, Category: 'Sport Card/Basketball' }, { _base64: card, Subcategory: 'Baseball' }] } })).json() as { records: Rec[] };
     expect(hinted2.records[0]!._objects![0]!._identification.best_match).toBeNull();
     expect(hinted2.records[0]!.Category).toBe('Sport Card/Basketball');
+    // and says so, as a set_code does (h329: a bare OK)
+    expect(hinted2.records[0]!._status.text).toBe('OK; Category "Sport Card/Basketball": no basketball card matches what was read (sent without it, every sport is searched)');
+    expect(hinted2.records[1]!._status.text).toBe('OK');
     expect(hinted2.records[1]!._objects![0]!._identification.best_match).toMatchObject({ name: 'Marcus Stroman', card_number: '50' });
     // another name of the sport is the sport (MLB, Ice Hockey / hockey)
     expect([sportOfHints({ Category: 'Sport Card/MLB' }), sportOfHints({ Subcategory: 'Ice Hockey' }), sportOfHints({ Category: 'American Football' }), sportOfHints({ Category: 'Sport Card' })]).toEqual(['baseball', 'hockey', 'football', undefined]);
@@ -686,6 +689,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(JSON.stringify(o._identification.best_match)).toMatch(/SDBE-EN001/);
     // the other rarity of the same printing is the first alternative; the other set's printing is ranked below
     expect(JSON.stringify(o._identification.alternatives[0])).toMatch(/SDBE-EN001/);
+    // a game hint that leaves out the card read says so, as a set_code does (h329: a bare OK, read as "not in the
+    // catalog"); a hint of the card's own game says nothing more
+    const hinted = (await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, Category: 'Yu-Gi-Oh!' }, { _base64: card, Subcategory: 'Yu-Gi-Oh!' }] } })).json() as { records: Rec[] };
+    expect(hinted.records[0]!._objects![0]!._identification.best_match).toBeNull();
+    expect(hinted.records[0]!._status.text).toBe('OK; Category "Yu-Gi-Oh!": no Yu-Gi-Oh! card matches what was read (sent without it, every game is searched)');
+    expect(hinted.records[1]!._objects![0]!._identification.best_match).toMatchObject({ name: 'Blue-Eyes White Dragon' });
+    expect(hinted.records[1]!._status.text).toBe((res.json() as { records: Rec[] }).records[0]!._status.text);
   }, 120_000);
 
   it("tcg_id: a shop's own game imported with --kind csv is searched, named by its catalog", async () => {

@@ -439,6 +439,9 @@ export class RecognitionService {
     const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
     // a hint naming a game none of whose catalogs is imported: said, or the empty answer reads as "not in the catalog"
     const gameMissing = game !== undefined && !catalogs.some((c) => c.kind === game);
+    // the hint that named the game (or, on /sport_id, the sport) the search kept to, as the client wrote it
+    const sport = family === SPORT ? sportOfHints(record) : undefined;
+    const narrowedBy = game ? (typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category') : sport ? (typeof record.Subcategory === 'string' && sportOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category') : null;
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
@@ -470,7 +473,7 @@ export class RecognitionService {
       furniture ||= printsCardFurniture(clues) || (family === SPORT && clues.numbers.some((n) => n.form === 'hash'));
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
-      const found = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
+      const found = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), sport);
       // a base front prints no number: its player on a line of his own and his team on another are as much a card's print
       furniture ||= family === SPORT && showsPlayerAndTeam(reading.lines.map((l) => l.text), found.slice(0, ALTERNATIVES).flatMap((r) => r.search.detail(r.card.key)?.card ?? []));
       const ranked = family === COMICS ? variantPrinted(found, clues.fullText) : found;
@@ -544,7 +547,11 @@ export class RecognitionService {
       // (not where the set's own printings tie, which the tie note says, nor where nothing was searched)
       ...(setCode && !setNeeds && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE)) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
-      ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
+      ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${narrowedBy} hint names (loupe catalog import)`] : []),
+      // a game or sport hint that left out every card read, as a set_code's (h329: a bare OK, read as "not in the catalog")
+      ...(narrowedBy && !gameMissing && !setCode && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE))
+        ? [`${narrowedBy} "${String(record[narrowedBy])}": no ${game ? `${SUBCATEGORY[game]} card` : `${sport} card`} matches what was read (sent without it, every ${game ? 'game' : 'sport'} is searched)`]
+        : []),
       // one note for a card the photo shows twice (analyze_all: two copies said "no prices are known for" it twice)
       ...new Set(priceNotes),
       ...tieNotes(objects),
