@@ -713,6 +713,19 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       const o = rec._objects![0]!;
       expect(o._identification.best_match, o._ocr.full_text).toMatchObject({ name: 'Elsa - Spirit of Winter', card_number: '42', set_code: 'TFC', subcategory: 'lorcana' });
     }
+    // a Category hint naming the shop's game as its matches' Category does keeps to its catalog, as a hint naming
+    // Pokémon keeps to Pokémon's (h329: not read, so the Pokémon card below was the match, its Category replacing the hint)
+    const hinted = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: card, Category: 'Trading Card Game/lorcana' }, { _base64: photoCard, Category: 'Trading Card Game/lorcana' }, { _base64: photoCard }, { _base64: card, Subcategory: 'Lorcana', set_code: 'SVI' }] } });
+    const [elsa, notLorcana, plain, wrongSet] = (hinted.json() as { records: Rec[] }).records;
+    expect(elsa!._objects![0]!._identification.best_match).toMatchObject({ name: 'Elsa - Spirit of Winter', catalog: 'lorcana' });
+    expect(elsa!.Category).toBe('Trading Card Game/lorcana');
+    expect(plain!._objects![0]!._identification.best_match).toMatchObject({ catalog: 'pokemon' });
+    expect(notLorcana!._objects![0]!._identification.best_match).toBeNull();
+    expect(notLorcana!._objects![0]!._identification.alternatives.every((a) => a.catalog === 'lorcana')).toBe(true);
+    expect(notLorcana!.Category).toBe('Trading Card Game/lorcana');
+    expect(notLorcana!._status.text).toBe('OK; Category "Trading Card Game/lorcana": no lorcana card matches what was read (sent without it, every game is searched)');
+    // a set of another game is unknown to the game the hint names
+    expect(wrongSet!._status).toMatchObject({ code: 400, text: 'Unknown set_code "SVI": no imported lorcana catalog (the game the Subcategory hint names) has that set.' });
   }, 120_000);
 
   it('comics_id: a drawn cover identified by its title and issue number; another language finds no match', async () => {

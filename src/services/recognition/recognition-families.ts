@@ -269,6 +269,19 @@ export function sportOfHints(record: Record<string, unknown>): string | undefine
   return hintParts(record).map(sportKey).find((s) => SPORTS.has(s));
 }
 
+/**
+ * The shop's own game (a `--kind csv` catalog, named by its catalog as its matches' record `Category` names it:
+ * `Trading Card Game/lorcana`) that a record's `Category` or `Subcategory` hint names, among `catalogs`; its catalog's
+ * name, or undefined. h329: the hint was not read, and a Lorcana-hinted card was matched to a Pokémon card.
+ */
+export function shopGameOfHints(record: Record<string, unknown>, catalogs: readonly { name: string; kind: string }[]): string | undefined {
+  for (const part of hintParts(record).map(letters)) {
+    const named = part ? catalogs.find((c) => c.kind === 'csv' && letters(c.name) === part) : undefined;
+    if (named) return named.name;
+  }
+  return undefined;
+}
+
 /** Games' names as a hint writes them, letters only, lower case. */
 const hintGames: Record<string, Exclude<(typeof TCG_KINDS)[number], 'csv'>> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
 

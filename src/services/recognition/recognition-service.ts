@@ -21,7 +21,7 @@ import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
-import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, withSeriesTitledByNumber, type Family, type TcgOptions } from './recognition-families.ts';
+import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, shopGameOfHints, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, withSeriesTitledByNumber, type Family, type TcgOptions } from './recognition-families.ts';
 
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
@@ -436,14 +436,18 @@ export class RecognitionService {
     const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase().split(/[-_]/)[0] !== 'en' ? record.lang.trim() : null;
     // a Category or Subcategory hint naming a game (document 3 §4: hints "make identification faster and more precise")
     const game = family === TCG ? gameOfHints(record) : undefined;
-    const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
+    // or a shop's own game, by its catalog's name, as its matches' Category names it (h329: not read, and a Pokémon match)
+    const ownGame = family === TCG && !game ? shopGameOfHints(record, catalogs) : undefined;
+    const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : ownGame ? catalogs.filter((c) => c.kind === 'csv' && c.name === ownGame) : catalogs;
+    const gameName = game ? SUBCATEGORY[game] : ownGame;
     // a hint naming a game none of whose catalogs is imported: said, or the empty answer reads as "not in the catalog"
     const gameMissing = game !== undefined && !catalogs.some((c) => c.kind === game);
     // the hint that named the game (or, on /sport_id, the sport) the search kept to, as the client wrote it
     const sport = family === SPORT ? sportOfHints(record) : undefined;
-    const narrowedBy = game ? (typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category') : sport ? (typeof record.Subcategory === 'string' && sportOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category') : null;
+    const subcategoryNames = (named: (hint: Record<string, unknown>) => unknown) => typeof record.Subcategory === 'string' && !!named({ Subcategory: record.Subcategory });
+    const narrowedBy = game || ownGame ? (subcategoryNames((r) => gameOfHints(r) ?? shopGameOfHints(r, catalogs)) ? 'Subcategory' : 'Category') : sport ? (subcategoryNames(sportOfHints) ? 'Subcategory' : 'Category') : null;
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
-    if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
+    if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, gameName ? `Unknown set_code "${setCode}": no imported ${gameName} catalog (the game the ${narrowedBy} hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     const setNeeds = searches.find((s) => s.setNeeds)?.setNeeds;
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
@@ -547,10 +551,10 @@ export class RecognitionService {
       // (not where the set's own printings tie, which the tie note says, nor where nothing was searched)
       ...(setCode && !setNeeds && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE)) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
-      ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${narrowedBy} hint names (loupe catalog import)`] : []),
+      ...(gameMissing ? [`no imported ${gameName} catalog: the game the ${narrowedBy} hint names (loupe catalog import)`] : []),
       // a game or sport hint that left out every card read, as a set_code's (h329: a bare OK, read as "not in the catalog")
       ...(narrowedBy && !gameMissing && !setCode && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE))
-        ? [`${narrowedBy} "${String(record[narrowedBy])}": no ${game ? `${SUBCATEGORY[game]} card` : `${sport} card`} matches what was read (sent without it, every ${game ? 'game' : 'sport'} is searched)`]
+        ? [`${narrowedBy} "${String(record[narrowedBy])}": no ${gameName ?? sport} card matches what was read (sent without it, every ${gameName ? 'game' : 'sport'} is searched)`]
         : []),
       // one note for a card the photo shows twice (analyze_all: two copies said "no prices are known for" it twice)
       ...new Set(priceNotes),
