@@ -67,6 +67,8 @@ const unusedSqlite = config.databaseUrl !== undefined && fs.existsSync(sqliteFil
 // serving it, and ran its jobs, before it failed to listen (h104).
 await portFree(config.port, config.host).catch(cannotStart);
 const app = await buildApp(config, { startQueue: false }).catch(cannotStart);
+// said as the database is made, before the warm-up's lines (after "Loupe is ready" it read as an afterthought, h330)
+if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -176,7 +178,6 @@ if (unusedSqlite) {
       : 'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL unless moved there with `loupe move-to-postgres` (README, "Moving to PostgreSQL")',
   );
 }
-if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
 // (a database damaged where its accounts are, h190: the start ended here on an unhandled error, after "ready")
 const accounts = await app.loupe.accounts.listAccounts().catch((err: unknown) => {
   app.log.error({ err }, 'the accounts could not be read: is the database file damaged? Stop the server and restore a backup (README "Backups")');

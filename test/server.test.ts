@@ -194,6 +194,8 @@ describe('server process stopped while it starts', () => {
       expect(await exited).toBe(0);
       expect(out).toContain('shutting down during the start');
       expect(out).not.toContain('Loupe is ready');
+      // a new data folder is said as its database is made, before the warm-up (it came after "Loupe is ready", h330)
+      expect(out).toContain('no database was in the data folder');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await fs.rm(dataDir, { recursive: true, force: true });
