@@ -96,7 +96,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(unpricedMatch).toMatchObject({ id: 'tsa-86' });
     expect(unpricedMatch).not.toHaveProperty('price_stats');
     // and the record says why, so a shop owner does not look for a fault
-    expect((unpriced.json() as { records: Rec[] }).records[0]!._status.text).toBe('OK; no prices are known for tsa-86 (loupe prices import)');
+    expect((unpriced.json() as { records: Rec[] }).records[0]!._status.text).toBe('OK; no prices are known for tsa-86: no price file imported names it (loupe prices import)');
     expect((unpricedMatch as { links: Record<string, string> }).links).not.toHaveProperty('tcgplayer');
     // market prices of the card in the TCGplayer 3-day layout of ../shared/catalogs/prices
     const header = 'pokemon_card_id,tcgplayer_product_id,product_type,name,set_code_source,window_start,window_end,market_price_usd,volume,scraped_at,year_corrected,duplicates_dropped';

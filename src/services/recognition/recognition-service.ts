@@ -409,7 +409,7 @@ export class RecognitionService {
         if (stats.length) (object._identification as { best_match: Record<string, unknown> }).best_match.price_stats = stats;
         const left = Object.entries(await this.prices.leftOutCurrencies(match.catalogId, match.cardKey, { rates: this.priceRates })).map(([c, n]) => `${n} in ${c}`);
         if (left.length) priceNotes.push(`price_stats of ${match.cardKey} leave out ${left.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
-        else if (!stats.length) priceNotes.push(`no prices are known for ${match.cardKey} (loupe prices import)`);
+        else if (!stats.length) priceNotes.push(`no prices are known for ${match.cardKey}: no price file imported names it (loupe prices import)`);
         else if (slab) {
           const note = slabPriceNote(slab, stats, match.cardKey);
           if (note) priceNotes.push(note);
@@ -756,7 +756,7 @@ export class RecognitionService {
       const counts = Object.entries(left).map(([c, n]) => `${n} in ${c}`);
       if (counts.length) priceNotes.push(`price_stats of ${best.card.key} leave out ${counts.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
       // asked and none: said, so a shop owner does not look for a fault (`loupe prices import` brings them)
-      else if (!bestFields?.price_stats) priceNotes.push(`no prices are known for ${best.card.key} (loupe prices import)`);
+      else if (!bestFields?.price_stats) priceNotes.push(`no prices are known for ${best.card.key}: no price file imported names it (loupe prices import)`);
       // a slab's graded figures are its company's and grade's: where there are none, or the grade was not read, said
       // (h250: a CGC 9 with no CGC 9 sales lost its graded entries without a word, and a session priced it by overall)
       else if (slab && index === 0) {
