@@ -1061,6 +1061,21 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.locator('.stat', { hasText: 'final' }).count()).toBe(1);
     expect(await page.locator('.grade-record').textContent()).toMatch(/Centering: left\/right \d/);
     await shot('grading');
+    // opened again when its pictures' links have run out (a page left open past their hour): the request is read again
+    // for fresh links, and the pictures load (they stayed broken until the page was reloaded)
+    const id = (await h.request('GET', '/account/v2/request/?type=card-grader&page_size=1')).json().results[0].id as string;
+    let stale = 0;
+    await page.route(`**/account/v2/request/${id}`, async (route) => {
+      const real = await route.fetch();
+      const body = (await real.text()).replace(/expires=\d+/g, () => (stale++, 'expires=1000000000'));
+      await route.fulfill({ response: real, body });
+      await page.unroute(`**/account/v2/request/${id}`);
+    });
+    await page.reload();
+    await page.getByText('Recent grading requests').click();
+    await page.locator('details li button').first().click();
+    await expect.poll(() => overlay.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0 && !/expires=1000000000/.test(img.src)), { timeout: 15_000 }).toBe(true);
+    expect(stale).toBeGreaterThan(0);
   });
 
   it('recognises a card with its price chart and adds it to a session in one click', async () => {

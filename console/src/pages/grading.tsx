@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Stat } from '../components/common.tsx';
-import { num, when } from '../lib/format.ts';
+import { linkExpired, num, when } from '../lib/format.ts';
 import { isImage, prepareImage } from '../lib/images.ts';
 import type { AsyncRequest, Page } from '../types.ts';
 
@@ -24,7 +24,7 @@ type Rec = Record<string, unknown> & {
 
 const failedCount = (records: Rec[]) => records.filter((r) => (r._status?.code ?? 200) >= 300).length;
 
-function GradeRecord({ rec }: { rec: Rec }) {
+function GradeRecord({ rec, onImageError }: { rec: Rec; onImageError: (src: string) => void }) {
   const ok = (rec._status?.code ?? 200) < 300;
   const card = rec.card?.[0];
   const centering = card?.centering;
@@ -60,19 +60,19 @@ function GradeRecord({ rec }: { rec: Rec }) {
           <div class="overlays">
             {typeof rec._full_url_card === 'string' ? (
               <figure>
-                <img src={rec._full_url_card} alt="The photo with the card's outline, corners and edges drawn over it" data-testid="full-overlay" />
+                <img src={rec._full_url_card} alt="The photo with the card's outline, corners and edges drawn over it" data-testid="full-overlay" onError={(e) => onImageError((e.currentTarget as HTMLImageElement).src)} />
                 <figcaption>Detected card and grades</figcaption>
               </figure>
             ) : null}
             {typeof rec._exact_url_card === 'string' ? (
               <figure>
-                <img src={rec._exact_url_card} alt="The card straightened, with its centering margins drawn" data-testid="exact-overlay" />
+                <img src={rec._exact_url_card} alt="The card straightened, with its centering margins drawn" data-testid="exact-overlay" onError={(e) => onImageError((e.currentTarget as HTMLImageElement).src)} />
                 <figcaption>Centering</figcaption>
               </figure>
             ) : null}
             {typeof rec._clean_url_card === 'string' ? (
               <figure>
-                <img src={rec._clean_url_card} alt="The card straightened" />
+                <img src={rec._clean_url_card} alt="The card straightened" onError={(e) => onImageError((e.currentTarget as HTMLImageElement).src)} />
                 <figcaption>Card</figcaption>
               </figure>
             ) : null}
@@ -221,6 +221,19 @@ export function GradingPage({ shell }: { shell: Shell }) {
     }
   };
 
+  // A result's pictures are signed links that last an hour (LOUPE_MEDIA_LINK_TTL_S): one that no longer loads because
+  // its link ran out has the request read again for fresh links, at most once a minute (a page left open showed broken
+  // pictures until it was reloaded)
+  const relinked = useRef(0);
+  const linkFailed = (src: string) => {
+    const id = request?.id;
+    if (!id || !linkExpired(src) || Date.now() - relinked.current < 60_000) return;
+    relinked.current = Date.now();
+    call<AsyncRequest>('GET', `/account/v2/request/${id}`).then(
+      (r) => setRequest((shown) => (shown?.id === r.id ? r : shown)),
+      () => undefined,
+    );
+  };
   const step = status ? steps.indexOf(status as (typeof steps)[number]) : -1;
   const records = (request?.response?.records ?? []) as Rec[];
   return (
@@ -274,7 +287,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
         </p>
       ) : null}
       {records.map((r, i) => (
-        <GradeRecord key={i} rec={r} />
+        <GradeRecord key={i} rec={r} onImageError={linkFailed} />
       ))}
       <details class="panel">
         <summary>Recent grading requests</summary>
