@@ -29,6 +29,6 @@ function readLimits() {
 
 const cap = addressSpaceCap();
 if (cap !== null && cap < NEEDED) {
-  process.stderr.write(`loupe: cannot start: the process may use ${Math.round(cap / 2 ** 30)} GB of address space (ulimit -v / prlimit --as); its WebAssembly runtime reserves more up front (up to about 256 GB with every model warmed; not memory it uses). Remove the cap and limit memory with a cgroup instead (MemoryMax= in a systemd unit, docker --memory; README "Memory")\n`);
+  process.stderr.write(`loupe: cannot start: the process may use ${Math.round(cap / 2 ** 30)} GB of address space (ulimit -v / prlimit --as); its WebAssembly runtime reserves more up front (up to about 256 GB with every model warmed; not memory it uses). Remove the cap and limit memory with a cgroup instead (MemoryMax= in a systemd unit, docker --memory; docs/operations.md "Memory")\n`);
   process.exit(1);
 }

@@ -371,7 +371,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   registerLingeringClose(app);
   registerParseErrorKeepAlive(app);
   registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged(), balance: async (id) => (await app.loupe.accounts.getAccount(id)).credits });
-  // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
+  // A newer release upgraded the database while this node ran (docs/upgrades.md): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
   app.addHook('onRequest', async (request) => {
     // before the token's check: an outdated node does no lookup, and answers no 401/403/429 in its place

@@ -27,15 +27,15 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe account create --name N [--credits C] [--services s1,s2]
   loupe account list
   loupe account show --account A
-  loupe account delete --account A  the account erased with everything it holds: collections, sessions, requests, files (README "Erasure")
+  loupe account delete --account A  the account erased with everything it holds: collections, sessions, requests, files (docs/operations.md "Erasure")
   loupe workspace add --account A [--name N]
   loupe workspace list --account A
   loupe workspace delete --workspace W   the workspace erased with its sessions, requests and files; the account stays
-                    (its default workspace goes only with the account; README "Erasure")
+                    (its default workspace goes only with the account; docs/operations.md "Erasure")
   loupe token add --account A [--name N]
   loupe token list --account A      ids and names (the tokens themselves are not kept)
   loupe token revoke --token T | --id TOKEN_ID
-  loupe token delete --token T | --id TOKEN_ID   the token gone with its name (revoked ones too; README "Erasure")
+  loupe token delete --token T | --id TOKEN_ID   the token gone with its name (revoked ones too; docs/operations.md "Erasure")
   loupe credits add --account A --amount N
   loupe services enable --account A --services s1,s2
   loupe services disable --account A --services s1,s2
@@ -44,14 +44,14 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection show --collection C
   loupe collection delete --collection C
   loupe collection compact --collection C   the words of records deleted alone written out of the database file (SQLite's
-                    keyword index keeps them until its segments merge; README "Erasure"); on PostgreSQL, VACUUM FULL does it
+                    keyword index keeps them until its segments merge; docs/operations.md "Erasure"); on PostgreSQL, VACUUM FULL does it
   loupe migrate
-  loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
+  loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (docs/operations.md "Backups")
   loupe move-to-postgres --to URL    the embedded database (LOUPE_DATA_DIR) copied into a new, empty PostgreSQL
                     database in one transaction, with its vectors and indexes made PostgreSQL's; the server
-                    stopped first; the data folder's media stay where they are (README "Moving to PostgreSQL")
+                    stopped first; the data folder's media stay where they are (docs/operations.md "Moving to PostgreSQL")
   loupe request delete --request ID  one asynchronous request with its inputs and result files, before its retention
-                    ends (README "Erasure"); one not done yet is refunded
+                    ends (docs/operations.md "Erasure"); one not done yet is refunded
   loupe media check [--decode]      every media file the database names: missing, empty or damaged ones listed with
                     the session row or request naming them; --decode reads each image whole (slower)
   loupe worker                      run queue workers in this process until stopped (scale-out)
@@ -301,7 +301,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       const erased = await services.erasure.erase(usageFirst['account delete'](values));
       sayFilesNotRemoved(io, 'account', erased);
       if (erased.left_in?.length) {
-        io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (README "Moving to PostgreSQL")\n`);
+        io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (docs/operations.md "Moving to PostgreSQL")\n`);
       }
       return erased;
     }
@@ -683,7 +683,7 @@ const processIo: CliIo = {
 /** The commands `run` answers (models and backup are answered beside it). */
 const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'workspace delete', 'token add', 'token list', 'token revoke', 'token delete', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
-/** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
+/** The commands that may make a new database in an empty data folder: a deployment's first steps (docs/cli.md). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);
 
 /**
@@ -852,7 +852,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       result = await runModels(config.dataDir, command, values, rest);
     } else if (command === 'backup') {
       const to = usageFirst.backup(values, rest);
-      if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (README "Backups")');
+      if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (docs/operations.md "Backups")');
       result = await backupDataFolder(config.dataDir, to);
     } else if (command === 'move-to-postgres') {
       const to = usageFirst['move-to-postgres'](values, rest);
@@ -882,7 +882,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
           releaseFolder = claimDataFolder(config.dataDir);
         } catch (err) {
           if (!/^another Loupe server/.test((err as Error).message)) throw err;
-          serving = new Error(`${(err as Error).message.replace(/ \(run several with PostgreSQL, DATABASE_URL\)$/, '')}; stop it before upgrading (README, "To upgrade")`);
+          serving = new Error(`${(err as Error).message.replace(/ \(run several with PostgreSQL, DATABASE_URL\)$/, '')}; stop it before upgrading (docs/upgrades.md, "To upgrade")`);
         }
       }
       // a database with nothing to upgrade under its running server: nothing done, said so (a deploy script's migrate
@@ -958,9 +958,9 @@ function storageMessage(err: unknown, env: NodeJS.ProcessEnv): string | undefine
     return undefined;
   }
   const said = (err as Error).message;
-  if (code === 'SQLITE_FULL') return `the disk of the database ${file} is full (${said}): make room (README "Disk space"), then run the command again`;
+  if (code === 'SQLITE_FULL') return `the disk of the database ${file} is full (${said}): make room (docs/operations.md "Disk space"), then run the command again`;
   if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) return `the database ${file} cannot be written (${said}): check the data folder's owner, permissions and mount`;
-  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return `the database ${file} is damaged (${said}): restore the last good backup (README "Backups")`;
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return `the database ${file} is damaged (${said}): restore the last good backup (docs/operations.md "Backups")`;
   return undefined;
 }
 

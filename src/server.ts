@@ -31,7 +31,7 @@ function cannotStart(err: unknown): never {
   const message = (err as Error).message ?? String(err);
   // the WebAssembly runtime's reservation refused under an address-space cap (h225): said what to change
   const cap = /Cannot allocate Wasm memory|WebAssembly.*Out of memory/.test(message) ? addressSpaceCap() : null;
-  const hint = cap !== null ? ` (the process may use ${Math.round(cap / 2 ** 30)} GB of address space, ulimit -v / prlimit --as; the vision workers' WebAssembly runtime reserves up to about 256 GB up front, not memory it uses: remove the cap and limit memory with a cgroup, README "Memory")` : '';
+  const hint = cap !== null ? ` (the process may use ${Math.round(cap / 2 ** 30)} GB of address space, ulimit -v / prlimit --as; the vision workers' WebAssembly runtime reserves up to about 256 GB up front, not memory it uses: remove the cap and limit memory with a cgroup, docs/operations.md "Memory")` : '';
   process.stderr.write(`loupe: cannot start: ${message}${hint}\n`);
   process.exit(1);
 }
@@ -120,7 +120,7 @@ whenLauncherExits(() => void shutdown('npm exited'));
   const gb = (n: number) => Math.round(n / 1e8) / 10;
   // under load too: a 1-GiB box's default start passed the idle check and was killed by its first burst (h225)
   if (memoryTight(limit, config.vision.threads, config.vision.warm)) {
-    app.log.warn({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), loadEstimateGB: gb(underLoad), threads: config.vision.threads, warm: config.vision.warm }, `this machine allows ${gb(limit)} GB and ${config.vision.threads} vision worker(s) warming ${config.vision.warm.join(',') || 'nothing'} idle at about ${gb(estimate)} GB and about ${gb(underLoad)} GB under load: set LOUPE_VISION_THREADS=1 and LOUPE_VISION_WARM=card,ocr or none (README "Memory"); over the limit the kernel ends the process with nothing in this log`);
+    app.log.warn({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), loadEstimateGB: gb(underLoad), threads: config.vision.threads, warm: config.vision.warm }, `this machine allows ${gb(limit)} GB and ${config.vision.threads} vision worker(s) warming ${config.vision.warm.join(',') || 'nothing'} idle at about ${gb(estimate)} GB and about ${gb(underLoad)} GB under load: set LOUPE_VISION_THREADS=1 and LOUPE_VISION_WARM=card,ocr or none (docs/operations.md "Memory"); over the limit the kernel ends the process with nothing in this log`);
   } else app.log.info({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), loadEstimateGB: gb(underLoad) }, 'memory');
 }
 // Models load and run once on every worker before the port opens, so the first requests are as
@@ -169,18 +169,18 @@ else if (!closing) app.loupe.startQueue();
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');
-for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.warn({ path: open.path, mode: open.mode }, `readable by other users of this machine (a folder made by hand, or files a release before 2026-11-30 wrote): chmod ${open.dir ? '700' : '600'} it (README "Files")`);
+for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.warn({ path: open.path, mode: open.mode }, `readable by other users of this machine (a folder made by hand, or files a release before 2026-11-30 wrote): chmod ${open.dir ? '700' : '600'} it (docs/operations.md "Files")`);
 if (unusedSqlite) {
   app.log.warn(
     { file: path.resolve(sqliteFileOf(config.dataDir)) },
     fs.existsSync(path.join(config.dataDir, MOVED_TO_POSTGRES))
       ? 'the data folder holds the SQLite database `loupe move-to-postgres` moved to PostgreSQL (its MOVED-TO-POSTGRES file says where and when): unused while DATABASE_URL is set; remove loupe.db once this deployment is checked'
-      : 'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL unless moved there with `loupe move-to-postgres` (README, "Moving to PostgreSQL")',
+      : 'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL unless moved there with `loupe move-to-postgres` (docs/operations.md, "Moving to PostgreSQL")',
   );
 }
 // (a database damaged where its accounts are, h190: the start ended here on an unhandled error, after "ready")
 const accounts = await app.loupe.accounts.listAccounts().catch((err: unknown) => {
-  app.log.error({ err }, 'the accounts could not be read: is the database file damaged? Stop the server and restore a backup (README "Backups")');
+  app.log.error({ err }, 'the accounts could not be read: is the database file damaged? Stop the server and restore a backup (docs/operations.md "Backups")');
   return undefined;
 });
 // the command as it must be typed for this server: the CLI reads ./data from the folder it runs in (h260: run as hinted

@@ -16,7 +16,7 @@ describe('an address-space cap (ulimit -v) too small for the WebAssembly runtime
   it.runIf(process.platform === 'linux')('stops a command with one line saying what to change (h225: a stack trace from the loader, or exit 134 "heap out of memory")', () => {
     const run = spawnSync('bash', ['-c', `ulimit -v ${8 * 1024 * 1024}; exec node ${path.join(root, 'bin/loupe.js')} account list`], { encoding: 'utf8', env: { ...process.env, LOUPE_DATA_DIR: '/nonexistent-loupe-test' } });
     expect(run.status).toBe(1);
-    expect(run.stderr).toBe('loupe: cannot start: the process may use 8 GB of address space (ulimit -v / prlimit --as); its WebAssembly runtime reserves more up front (up to about 256 GB with every model warmed; not memory it uses). Remove the cap and limit memory with a cgroup instead (MemoryMax= in a systemd unit, docker --memory; README "Memory")\n');
+    expect(run.stderr).toBe('loupe: cannot start: the process may use 8 GB of address space (ulimit -v / prlimit --as); its WebAssembly runtime reserves more up front (up to about 256 GB with every model warmed; not memory it uses). Remove the cap and limit memory with a cgroup instead (MemoryMax= in a systemd unit, docker --memory; docs/operations.md "Memory")\n');
     expect(run.stdout).toBe('');
     // a command that runs no model needs less: 32 GB is enough for it (h232: every command was refused under 96 GB)
     const small = spawnSync('bash', ['-c', `ulimit -v ${32 * 1024 * 1024}; exec node ${path.join(root, 'bin/loupe.js')} --help`], { encoding: 'utf8' });

@@ -170,7 +170,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       const release = claimDataFolder(older);
       const refused = await inProcess(olderEnv, ['migrate']);
       release();
-      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/already serves .*; stop it before upgrading \(README, "To upgrade"\)/)]);
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/already serves .*; stop it before upgrading \(docs\/upgrades.md, "To upgrade"\)/)]);
       const migrated = await inProcess(olderEnv, ['migrate']);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, applied: ['014-record-hashes'] });
@@ -206,7 +206,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       await handle.close();
       const r = await inProcess(ownEnv, ['account', 'list']);
       expect(r.code).toBe(1);
-      expect(r.stderr).toBe(`loupe: the database ${file} is damaged (database disk image is malformed): restore the last good backup (README "Backups")\n`);
+      expect(r.stderr).toBe(`loupe: the database ${file} is damaged (database disk image is malformed): restore the last good backup (docs/operations.md "Backups")\n`);
     } finally {
       await fs.rm(own, { recursive: true, force: true });
     }
@@ -308,16 +308,16 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
   }, 90_000); // eight CLI processes and an app
 
-  it('every service the README lists can be disabled and enabled; disabling one of all keeps the rest', async () => {
+  it('every service docs/cli.md lists can be disabled and enabled; disabling one of all keeps the rest', async () => {
     const created = await loupe('account', 'create', '--name', 'All services');
     const rest = await loupe('services', 'disable', '--account', created.account, '--services', 'cardstream');
     expect([...rest.services].sort()).toEqual(['collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'text_search', 'visual_search']);
     expect((await loupe('services', 'disable', '--account', created.account, '--services', 'requests')).services).not.toContain('requests');
     // the disables undone: all services again, so services added in later releases come with it
     expect((await loupe('services', 'enable', '--account', created.account, '--services', 'requests,cardstream')).services).toEqual(['*']);
-    // The README's list of service names is the CLI's.
-    const readme = await fs.readFile(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
-    const listed = [...(readme.match(/^Services: (.*)$/m)?.[1] ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    // The list of service names in docs/cli.md (the README's until 2026-12-07) is the CLI's.
+    const listing = await fs.readFile(path.resolve(import.meta.dirname, '../docs/cli.md'), 'utf8');
+    const listed = [...(listing.match(/^Services: (.*)$/m)?.[1] ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
     expect(listed.length).toBeGreaterThan(4);
     for (const name of listed) {
       expect((await loupe('services', 'disable', '--account', created.account, '--services', name!)).services).not.toContain(name);

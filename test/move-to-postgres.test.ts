@@ -105,7 +105,7 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
       const named = (before.session as { name: string }).name.split(/\s+/)[0]!;
       expect((await call(app, 'GET', cs(`session/?search=${encodeURIComponent(named)}`), token)).json().results.map((x: { id: string }) => x.id)).toContain(sessionId);
       const rows = (await call(app, 'GET', cs(`identification/?session=${sessionId}`), token)).json();
-      // a row's version hashes its columns as each engine gives them: the one thing that differs (README); links are
+      // a row's version hashes its columns as each engine gives them: the one thing that differs (docs/operations.md "Moving to PostgreSQL"); links are
       // signed to a minute's boundary, which the test may cross: compared without their signature
       const unsigned = (link: unknown) => (typeof link === 'string' ? link.replace(/\?.*$/, '') : link);
       const unversioned = (page: { results: Array<Record<string, unknown>> }) => ({ ...page, results: page.results.map(({ etag: _etag, ...row }) => ({ ...row, image: unsigned(row.image), thumbnail: unsigned(row.thumbnail) })) });

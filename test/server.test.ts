@@ -87,7 +87,7 @@ describe('server process', () => {
     try {
       for (let i = 0; i < 600 && !(await up()); i++) await new Promise((r) => setTimeout(r, 100));
       expect(await up()).toBe(true);
-      // the media folder a first start makes is its owner's alone, as the README says (it was 0755)
+      // the media folder a first start makes is its owner's alone, as docs/operations.md "Files" says (it was 0755)
       expect(((await fs.stat(path.join(fresh, 'media'))).mode & 0o777).toString(8)).toBe('700');
       npm.kill('SIGTERM');
       let gone = false;

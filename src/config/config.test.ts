@@ -97,10 +97,10 @@ describe('loadConfig', () => {
   });
 });
 
-describe('the README lists the prices', () => {
+describe('docs/configuration.md lists the prices', () => {
   it('names every priced call in its LOUPE_PRICES row, as the start error says (the row once gave one price as the default)', () => {
-    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
-    const row = readme.split('\n').find((l) => l.startsWith('| `LOUPE_PRICES`'))!;
+    const listing = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/configuration.md'), 'utf8');
+    const row = listing.split('\n').find((l) => l.startsWith('| `LOUPE_PRICES`'))!;
     expect(Object.keys(defaultPrices).filter((name) => !row.includes(`\`${name}\``))).toEqual([]);
   });
 });

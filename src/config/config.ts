@@ -231,7 +231,7 @@ export interface Config {
   webhooks: WebhookSettings;
   media: MediaLinkSettings;
   /**
-   * How often a running process reads whether a newer release upgraded its database (README "Upgrades"; 10 s when
+   * How often a running process reads whether a newer release upgraded its database (docs/upgrades.md; 10 s when
    * unset). Tests only, never an environment variable: the API test of that check waited the whole 10 s, both backends.
    */
   schemaCheckMs?: number;
@@ -451,7 +451,7 @@ function pricesFrom(value: string | undefined): Record<string, number> {
     // a mistyped name would leave the real price as it was, silently: billing not as configured
     if (!Object.hasOwn(defaultPrices, k)) {
       const near = Object.keys(defaultPrices).sort((a, b) => editDistance(k, a) - editDistance(k, b))[0]!;
-      throw new Error(`LOUPE_PRICES names no price "${k}"${editDistance(k, near) <= 3 ? ` (did you mean "${near}"?)` : ''}; the prices are listed in README.md, Configuration`);
+      throw new Error(`LOUPE_PRICES names no price "${k}"${editDistance(k, near) <= 3 ? ` (did you mean "${near}"?)` : ''}; the prices are listed in docs/configuration.md`);
     }
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`LOUPE_PRICES.${k} must be a non-negative integer`);
     // no account holds more (h236: 1e20 started, and each call was a 400 blaming the client's request)

@@ -186,7 +186,7 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
     // SQLite's file damaged (its WAL deleted under the server, a disk fault): every call then failed 500 while /ready
     // answered 200 (h190). No retry mends it: the operator restores a backup; the node leaves the load balancer.
     if (databaseDamaged(err)) {
-      request.log.error({ err: String(err.message ?? err), code: err.code }, 'the database file is damaged: stop the server and restore a backup (README "Backups")');
+      request.log.error({ err: String(err.message ?? err), code: err.code }, 'the database file is damaged: stop the server and restore a backup (docs/operations.md "Backups")');
       hooks.onDamaged?.();
       return send(reply, 503, { detail: "The server's database file is damaged; nothing of this request was stored. The operator must restore a backup (the server's log says so).", code: 'database_damaged' });
     }

@@ -119,7 +119,7 @@ export function typedRecordFields<T>(doc: T): T {
 }
 
 /**
- * `?workspace=` where the server reads it: every operation a token calls takes it (README, "Workspaces"), and the
+ * `?workspace=` where the server reads it: every operation a token calls takes it (docs/api-decisions.md, "Workspaces"), and the
  * document declared it on card sessions and requests only, so a typed client could not send it elsewhere (h91).
  */
 export function workspaceParameter<T>(doc: T): T {

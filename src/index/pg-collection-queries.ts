@@ -435,7 +435,7 @@ export class PgCollectionQueries implements CollectionQueries {
 
   async forget(): Promise<void> {}
 
-  // the database holds the indexes; files a move from SQLite left are the operator's to remove (README, "Erasure")
+  // the database holds the indexes; files a move from SQLite left are the operator's to remove (docs/operations.md, "Erasure")
   async removeLeftovers(): Promise<number> {
     return 0;
   }

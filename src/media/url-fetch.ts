@@ -67,7 +67,7 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
       if (stop?.aborted) throw stopped(stop);
       // this process out of file descriptors: not the host's failure (it put the customer's image host to rest for
       // 30 s), and the operator's to know (h184: nothing was logged)
-      if (outOfDescriptors(err)) throw new ImageLoadError(`the server cannot open a connection now (too many open files: raise its limit, README "Containers"); send the record again`);
+      if (outOfDescriptors(err)) throw new ImageLoadError(`the server cannot open a connection now (too many open files: raise its limit, docs/operations.md "Containers"); send the record again`);
       lastError = err instanceof ImageLoadError ? err : new ImageLoadError((err as Error).message);
       if (attempt < limits.retries) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
@@ -84,7 +84,7 @@ export function outOfDescriptors(err: unknown): boolean {
   const out = code === 'EMFILE' || code === 'ENFILE' || /\bE[MN]FILE\b/.test(String((err as Error | null)?.message ?? ''));
   if (out && Date.now() - descriptorsSaidAt > 60_000) {
     descriptorsSaidAt = Date.now();
-    process.emitWarning('image downloads failed: the process is out of file descriptors (EMFILE); raise its open-files limit (README "Containers")', { code: 'LOUPE_EMFILE' });
+    process.emitWarning('image downloads failed: the process is out of file descriptors (EMFILE); raise its open-files limit (docs/operations.md "Containers")', { code: 'LOUPE_EMFILE' });
   }
   return out;
 }

@@ -86,7 +86,7 @@ export class CollectionService {
 
   /**
    * What deleted records left in the collection's keyword index written out of the database file (`loupe collection
-   * compact`, README "Erasure"): SQLite's FTS5 keeps a deleted row's words until its segments merge.
+   * compact`, docs/operations.md "Erasure"): SQLite's FTS5 keeps a deleted row's words until its segments merge.
    */
   async compact(collectionId: string): Promise<{ compacted: string; keyword_index: 'rewritten' | 'none' | 'postgresql' }> {
     await this.get(collectionId);

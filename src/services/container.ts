@@ -185,7 +185,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   let lastCheck: { at: number; done: Promise<void> } | undefined;
   let damagedSince: string | undefined;
   const check = async () => {
-    if (damagedSince) throw new ServiceError(503, 'not_ready', `Not ready: the database file is damaged (SQLite said so at ${damagedSince}): stop the server and restore a backup (README "Backups").`);
+    if (damagedSince) throw new ServiceError(503, 'not_ready', `Not ready: the database file is damaged (SQLite said so at ${damagedSince}): stop the server and restore a backup (docs/operations.md "Backups").`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new NotWritable('database', 'the database did not answer within 3 s')), 3000);

@@ -27,7 +27,7 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   if (fs.existsSync(path.join(source, UNFINISHED_BACKUP))) throw new Error(`${source} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): it is no data folder to back up`);
   // a nightly backup of the database left behind by the move went on, exit 0, with accounts since erased (h194)
   const moved = movedToPostgres(source);
-  if (moved) throw new Error(`${moved.message} (back PostgreSQL up with pg_dump: README "Backups")`);
+  if (moved) throw new Error(`${moved.message} (back PostgreSQL up with pg_dump: docs/operations.md "Backups")`);
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
   if (fs.existsSync(target) && fs.readdirSync(target).length > 0) {
     // a cron retry into the same dated folder met its own unfinished attempt, unsaid (h109)
@@ -124,7 +124,7 @@ function sideOf(err: unknown, source: string, target: string): Error {
   const message = (err as Error).message;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new Error(`cannot write the backup folder ${target}: its disk is full (${message}); nothing was backed up`);
   if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return new Error(`cannot write the backup folder ${target} (${message}); nothing was backed up`);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new Error(`the data folder's database ${source} is damaged (${message}): nothing was backed up; restore the last good backup (README "Backups")`);
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new Error(`the data folder's database ${source} is damaged (${message}): nothing was backed up; restore the last good backup (docs/operations.md "Backups")`);
   return err instanceof Error ? err : new Error(message);
 }
 
@@ -136,7 +136,7 @@ function checkCopy(copyFile: string, dbFile: string): void {
     copy.pragma('journal_mode = DELETE');
     const rows = copy.pragma('quick_check') as { quick_check: string }[];
     const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-    if (problems.length) throw new Error(`the data folder's database ${dbFile} is damaged (quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}): nothing was backed up; restore the last good backup (README "Backups")`);
+    if (problems.length) throw new Error(`the data folder's database ${dbFile} is damaged (quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}): nothing was backed up; restore the last good backup (docs/operations.md "Backups")`);
   } catch (err) {
     if (String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_CORRUPT') || (err as { code?: unknown }).code === 'SQLITE_NOTADB') throw sideOf(err, dbFile, copyFile);
     throw err;

@@ -423,7 +423,7 @@ export interface Store {
  * into the database and emptied, so the pages as they were before the delete (a webhook's bearer token, a customer's
  * names) do not wait there for the next checkpoint that truncates it, which a quiet server may not make for weeks
  * (h182). Best effort: a reader holding the log keeps it until the background checkpoint. Nothing on PostgreSQL (its
- * old row versions go with VACUUM, README "Erasure").
+ * old row versions go with VACUUM, docs/operations.md "Erasure").
  */
 export async function flushErased(store: Store): Promise<void> {
   if (store.dialect !== 'sqlite') return;

@@ -13,7 +13,7 @@ import type { Services } from '../../src/services/container.ts';
 import { backends, createSession, cs, startHarness, type Backend, type Harness } from '../helpers/harness.ts';
 import { scratchPgDatabase } from '../helpers/processes.ts';
 
-/** Default lifetimes (README "Configuration"): private links an hour, the public kind a week. */
+/** Default lifetimes (docs/configuration.md): private links an hour, the public kind a week. */
 const HOUR = 3600;
 const WEEK = 7 * 86_400;
 const base = '/account/v2/request';

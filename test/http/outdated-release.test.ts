@@ -4,7 +4,7 @@ import type { Store } from '../../src/store/database.ts';
 import { backends, cs, startHarness, type Harness } from '../helpers/harness.ts';
 
 /**
- * README, "Upgrades": a newer release's upgrade locks older ones out. A node already running when it came went on
+ * docs/upgrades.md, "To upgrade": a newer release's upgrade locks older ones out. A node already running when it came went on
  * writing rows as the old release makes them (h88); it now answers its probes only, and takes no queued job.
  */
 describe.each(backends)('a database upgraded by a newer release while a node runs (%s)', (backend) => {

@@ -140,7 +140,7 @@ export class CardGraderJob implements JobHandler {
         });
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
-          // a card filling a large photo can be refused by the verifier (README, card grading: "Known limit"): said where it may be the cause (h123)
+          // a card filling a large photo can be refused by the verifier (docs/status.md, "Card grading": "Known limit"): said where it may be the cause (h123)
           // (a card fills a photo of about its own shape; in a long strip it is small, and shrinking the strip loses it: h266)
           const [short, long] = [Math.min(r.width, r.height), Math.max(r.width, r.height)];
           const hint =

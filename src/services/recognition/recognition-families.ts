@@ -9,7 +9,7 @@ import { comicsMatch, sportCardMatch, tradingCardMatch } from './match-fields.ts
  * its options and hints, and how a hint names a game or a sport. The service (recognition-service.ts) answers them.
  */
 
-/** The catalog kinds `/tcg_id` identifies against: `csv` is a shop's own game (`--kind csv`, README), a trading card game the data projects do not cover. */
+/** The catalog kinds `/tcg_id` identifies against: `csv` is a shop's own game (`--kind csv`, docs/recognition.md), a trading card game the data projects do not cover. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh', 'csv'] as const;
 
 /**

@@ -312,7 +312,7 @@ export async function installPack(srcDir: string, dataDir: string, options: { na
   const name = checkName(options.name ?? defaultName(src));
   const root = modelsDir(dataDir);
   const target = path.join(root, name);
-  // a data folder this makes is its owner's only, as the server makes it (README "Files")
+  // a data folder this makes is its owner's only, as the server makes it (docs/operations.md "Files")
   await fs.mkdir(root, { recursive: true, mode: 0o700 });
   if (await fs.stat(target).catch(() => undefined)) throw new ModelPackError(`a model pack named "${name}" is already installed; remove it first or choose another --name`);
 
