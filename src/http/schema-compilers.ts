@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { arrayOverLimit, limitedArrays } from './array-limits.ts';
 import { dropNullOptionals } from './null-optional.ts';
+import { placeNonObjectRecords } from '../util/not-a-record.ts';
 import { allErrorsMark } from './schemas/common.ts';
 
 // A route's validator and serializer are compiled once per process, for every app built in it: compiling the routes'
@@ -38,6 +39,8 @@ export function validators() {
         checked.errors = [over];
         return false;
       }
+      // a record that is no object is its own 400 (not-a-record.ts), before the schema would refuse the whole body
+      placeNonObjectRecords(schema, data);
       dropNullOptionals(schema, data);
       const ok = validate(data);
       checked.errors = validate.errors;

@@ -1,4 +1,5 @@
 import { emptiedOf } from '../util/emptied-fields.ts';
+import { notARecordOf } from '../util/not-a-record.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { decodeBase64ImageInSteps } from './base64-image.ts';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
@@ -41,6 +42,9 @@ export class ImageIntake {
 
   /** `hold`: what a `_url` download holds of a byte budget, made its declared size once its answer's headers are in. */
   async bytes(record: ImageRecord, hold?: DownloadHold): Promise<Buffer> {
+    // a record that is no object has no image to read (not-a-record.ts); said as what was sent, where
+    const not = notARecordOf(record);
+    if (not) throw new ImageLoadError(`records[${not.index}] must be an object (an image record with _url, _base64 or _file), not ${not.sent}`);
     const { _base64, _url, _file } = record;
     // The request schemas leave these to each record (a wrong one is the record's 400, not the request's).
     for (const [name, v, max] of [['_base64', _base64, Infinity], ['_url', _url, 8192], ['_file', _file, 1024]] as const) {

@@ -895,3 +895,32 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(flows.statusCode).toBe(201);
   });
 });
+  it('answers a record that is not an object with its own 400 on every recognition endpoint, the records beside it read (h333)', async () => {
+    const blank = (await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [null, { _id: 'card', _base64: photoCard }, 5, 'x', [1], true] } });
+    // it was the request's 400, `records[0] must be object`, and the card beside it unread
+    expect(res.statusCode).toBe(200);
+    expect(res.json().status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
+    const [nul, card, num, str, list, bool] = (res.json() as { records: Rec[] }).records;
+    expect(card!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
+    // nothing of it to echo: its status alone, saying where it stood and what it was
+    expect(nul).toEqual({ _status: { code: 400, text: 'Error Loading Image: records[0] must be an object (an image record with _url, _base64 or _file), not null', request_id: expect.any(String) } });
+    expect([num, str, list, bool].map((r) => r!._status.text.replace(/^.* not /, ''))).toEqual(['a number', 'a string', 'a list', 'a boolean']);
+    expect(str!._status.text).toMatch(/^Error Loading Image: records\[3\] must be an object/);
+    for (const url of ['sport_id', 'comics_id', 'card_ocr_id', 'slab_id', 'slab_grade', 'detect', 'process']) {
+      const mixed = await h.request('POST', `/collectibles/v2/${url}`, { body: { records: [{ _id: 'blank', _base64: blank }, null] } });
+      // the blank image holds no card nor label: every record failed, each in its own words
+      expect([mixed.statusCode, mixed.json().status.text], `${url}: ${mixed.body}`).toEqual([400, "Every record failed: see each record's _status"]);
+      const [read, bad] = (mixed.json() as { records: Rec[] }).records;
+      expect([read!._id, read!._status.code, bad!._status.code], url).toEqual(['blank', 404, 400]);
+      expect(bad!._status.text, url).toBe('Error Loading Image: records[1] must be an object (an image record with _url, _base64 or _file), not null');
+    }
+    const alone = await h.request('POST', '/collectibles/v2/analyze', { body: { records: [null] } });
+    expect([alone.statusCode, alone.json().status.text, alone.json().records[0]._status.code]).toEqual([400, 'Error Loading Image', 400]);
+    // no records at all is still the request's 400
+    for (const records of [undefined, null, 5, {}, [], Array.from({ length: 11 }, () => null)]) {
+      const whole = await h.request('POST', '/collectibles/v2/tcg_id', { body: records === undefined ? {} : { records } });
+      expect([whole.statusCode, whole.json().detail ? 'detail' : 'none'], JSON.stringify(records)).toEqual([400, 'detail']);
+    }
+  }, 120_000);
+

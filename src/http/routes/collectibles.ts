@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
+import { RECORDS_ANSWERED_EACH } from '../../util/not-a-record.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -64,6 +65,8 @@ const TcgRecord = Type.Intersect([
     { additionalProperties: true },
   ),
 ]);
+/** `records`: a record that is no object (`null`, a number) is that record's own 400, the others answered (h333: the request's 400). */
+const recordList = <T extends TSchema>(item: T, max = 10) => Type.Array(item, { minItems: 1, maxItems: max, [RECORDS_ANSWERED_EACH]: true, description: `At most ${max}. A record that is not an object is answered with its own 400 \`_status\`, the others read.` });
 const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
 const Recognized = Type.Object(
   {
@@ -95,7 +98,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Identifies the largest trading card (Pokémon, MTG, Yu-Gi-Oh!) in each of up to 10 images',
       description: 'Reads each card\'s name and collector line and identifies it in the imported catalogs (`loupe catalog import`); see docs/recognition.md for how, and for the distances. A card that is not in a catalog gets `best_match: null`, never a guess.',
-      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...options }),
+      body: Type.Object({ records: recordList(TcgRecord), ...options }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
@@ -114,7 +117,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Identifies the largest sport card in each of up to 10 images against the imported checklists',
       description: 'Reads the card\'s name and number lines and identifies it in the imported sport checklists (`loupe catalog import --kind sports`). `magic_ai` is accepted (2 records at most) and does nothing: no such model ships. See docs/recognition.md.',
-      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...sportOptions }),
+      body: Type.Object({ records: recordList(TcgRecord), ...sportOptions }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
@@ -133,7 +136,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Identifies the largest comic in each of up to 10 images against the imported comics catalogs',
       description: 'Reads the cover\'s title and issue number (`#5`) and identifies the issue (`loupe catalog import --kind comics`). A record may carry `lang` (`en`, `de`…): the catalogs here are English, so another language finds no match. See docs/recognition.md.',
-      body: Type.Object({ records: Type.Array(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 20 }, description: 'The language of the edition (`en`, `de`); another type or length is that record\'s own 400.' })) }, { additionalProperties: true })]), { minItems: 1, maxItems: 10 }), ...comicsOptions }),
+      body: Type.Object({ records: recordList(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 20 }, description: 'The language of the edition (`en`, `de`); another type or length is that record\'s own 400.' })) }, { additionalProperties: true })])), ...comicsOptions }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
@@ -151,7 +154,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Reads the largest card and the largest slab label in each of up to 10 images, and identifies them from their text',
       description: 'Objects `Card` and, on a slab, `Slab Label`, each with `_ocr`, `_tags`, `_tags_simple` and `_identification` (`name`, `full_name`, `year`, `grade`, `certificate_number`, `subcategory`; null where the text does not say). See docs/recognition.md.',
-      body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+      body: Type.Object({ records: recordList(ImageRecordInput) }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
@@ -179,7 +182,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         security,
         summary,
         description,
-        body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+        body: Type.Object({ records: recordList(ImageRecordInput) }),
         response: envelopeResponses(Recognized, { ...answers, 404: 'No grading label was found in any image' }, errorStatuses, true),
       },
       handler: async (request) => recognition.slabId({ requestId: request.id }, request.body.records, simple),
@@ -198,7 +201,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         security,
         summary,
         description: 'The spec shows no shape for this path; ours is in docs/api-decisions.md "Collectibles recognition".',
-        body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+        body: Type.Object({ records: recordList(ImageRecordInput) }),
         response: envelopeResponses(Recognized, answers, errorStatuses, true),
       },
       handler: async (request) => recognition.detect({ requestId: request.id }, request.body.records, withTags),
@@ -213,7 +216,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Reads and identifies every card in one image, with language and price statistics',
       description: '`/tcg_id` with `analyze_all`, `lang` and `price_stats`; one record. The spec shows no shape for this path; ours is in docs/api-decisions.md.',
-      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }), ...options }),
+      body: Type.Object({ records: recordList(TcgRecord, 1), ...options }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
