@@ -314,6 +314,49 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(ocr.texts.some((t) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(t.text))).toBe(false);
   }, 120_000);
 
+  it('takes an Alphabet hint as its pre-filled tag, other leaving out the Latin-only catalogs; an unknown word is the record\'s 400 (h333)', async () => {
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _id: 'other', _base64: photoCard, Alphabet: 'other' }, { _id: 'latin', _base64: photoCard, Alphabet: 'Latin' }, { _id: 'ja', _base64: photoCard, Alphabet: 'japanese' }, { _id: 'plain', _base64: photoCard }] } });
+    const [other, latin, ja, plain] = (res.json() as { records: Rec[] }).records;
+    // the client's word, pre-filled, as Side, Foil/Holo and Rotation come back (it was echoed, and the tag said the measured `latin`)
+    expect(other!._objects![0]!._tags.Alphabet).toEqual([{ id: 1, name: 'other', prob: 1, 'pre-filled': true }]);
+    expect(other!._objects![0]!._tags_simple).toContain('other');
+    // a hint narrows the search: the Pokémon data project's printings are all Latin, so none is this card's
+    expect(other!._objects![0]!._identification.best_match).toBeNull();
+    expect(other!._status).toMatchObject({ code: 200, text: 'OK; Alphabet "other": the imported Pokémon catalogs hold Latin-alphabet printings only, and were not searched (sent without it, they are)' });
+    expect(latin!._objects![0]!._tags.Alphabet).toEqual([{ id: 1, name: 'Latin', prob: 1, 'pre-filled': true }]);
+    expect(latin!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
+    expect(latin!._status.text).toBe('OK');
+    // no tag of ours says `japanese`: refused naming the words it takes, the records beside it answered
+    expect(ja!._status).toMatchObject({ code: 400, text: 'Alphabet must be "latin" or "other" (the words of the Alphabet tag), not "japanese"' });
+    expect(ja).toMatchObject({ _id: 'ja', Alphabet: 'japanese' });
+    expect(plain!._objects![0]!._tags.Alphabet).toEqual([{ id: 1, name: 'latin', prob: 1 }]);
+    // the asynchronous type refuses it at submit, as any malformed hint
+    const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard, Alphabet: 'cyrillic' }] } });
+    expect([queued.statusCode, queued.json().detail]).toEqual([400, 'records[0].Alphabet must be "latin" or "other" (the words of the Alphabet tag), not "cyrillic".']);
+  }, 120_000);
+
+  it('keeps to a game a Category path names that no imported catalog is of, finding nothing and saying so; free text naming no game searches every game (h333)', async () => {
+    const records = [
+      { _id: 'db', _base64: photoCard, Category: 'Trading Card Game/Dragon Ball' },
+      { _id: 'sub', _base64: photoCard, Subcategory: 'TCG/One Piece' },
+      ...['Trading Card Game', 'TCG', 'card', 'Trading Card Game/Other', 'Trading Card Game/'].map((Category) => ({ _id: Category, _base64: photoCard, Category })),
+    ];
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records } });
+    const [db, sub, ...free] = (res.json() as { records: Rec[] }).records;
+    // it was ignored: the card matched to a Pokémon card and the hint replaced by `Trading Card Game/Pokemon`
+    expect(db!._objects![0]!._identification).toMatchObject({ best_match: null, alternatives: [] });
+    expect(db!._status).toMatchObject({ code: 200, text: 'OK; no imported catalog of "Dragon Ball": the game the Category hint names (loupe catalog import --kind csv)' });
+    expect(db!.Category).toBe('Trading Card Game/Dragon Ball');
+    expect(sub!._status.text).toBe('OK; no imported catalog of "One Piece": the game the Subcategory hint names (loupe catalog import --kind csv)');
+    for (const r of free) {
+      expect(r._objects![0]!._identification.best_match, r._id).toMatchObject({ id: 'tsa-86' });
+      expect([r._status.text, r.Category], r._id).toEqual(['OK', 'Trading Card Game/Pokemon']);
+    }
+    // a set_code beside such a hint names the game it looked in
+    const set = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, Category: 'Trading Card Game/Dragon Ball', set_code: 'SVI' }] } });
+    expect(set.json().records[0]._status).toMatchObject({ code: 400, text: 'Unknown set_code "SVI": no imported Dragon Ball catalog (the game the Category hint names) has that set.' });
+  }, 120_000);
+
   it('reads a French card\'s species name as the English name the catalog prints (Vrombi is Varoom), with no collector number to go by', async () => {
     // numbers no card prints: only the name can find these two
     await importSet({ id: 'tsv', name: 'Test V', printedTotal: 999, releaseDate: '2024/09/13' }, [
@@ -883,18 +926,6 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - read);
   }, 120_000);
 
-  it('is a service an account can be refused, synchronously and as an asynchronous request', async () => {
-    const other = await h.newAccount(100, ['descriptor', 'requests']);
-    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoCard }] } });
-    expect(res.statusCode).toBe(403);
-    const queued = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard }] } });
-    expect([queued.statusCode, (queued.json() as { code: string }).code]).toEqual([403, 'service_not_enabled']);
-    expect((await h.app.loupe.accounts.getAccount(other.account)).credits).toBe(100);
-    // the same account may still queue what it is allowed
-    const flows = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: '!!' }] } });
-    expect(flows.statusCode).toBe(201);
-  });
-});
   it('answers a record that is not an object with its own 400 on every recognition endpoint, the records beside it read (h333)', async () => {
     const blank = (await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [null, { _id: 'card', _base64: photoCard }, 5, 'x', [1], true] } });
@@ -924,3 +955,15 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     }
   }, 120_000);
 
+  it('is a service an account can be refused, synchronously and as an asynchronous request', async () => {
+    const other = await h.newAccount(100, ['descriptor', 'requests']);
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoCard }] } });
+    expect(res.statusCode).toBe(403);
+    const queued = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard }] } });
+    expect([queued.statusCode, (queued.json() as { code: string }).code]).toEqual([403, 'service_not_enabled']);
+    expect((await h.app.loupe.accounts.getAccount(other.account)).credits).toBe(100);
+    // the same account may still queue what it is allowed
+    const flows = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: '!!' }] } });
+    expect(flows.statusCode).toBe(201);
+  });
+});

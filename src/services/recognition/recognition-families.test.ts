@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { showsPlayerAndTeam } from './recognition-families.ts';
+import { hintProblem, pathGameOfHints, showsPlayerAndTeam } from './recognition-families.ts';
 
 const card = (players: string[], teams: string[]) => ({ name: players.join(' / '), fields: { players, teams } });
 
@@ -39,5 +39,18 @@ describe('showsPlayerAndTeam (a sport front read whole, h316)', () => {
     expect(showsPlayerAndTeam(['ED', 'CUBS'], [card(['Ed'], ['Chicago Cubs'])])).toBe(false);
     // and the team must still be read on another line
     expect(showsPlayerAndTeam(['KAKA', 'PITCHER'], [card(['Kaká'], ['AC Milan'])])).toBe(false);
+  });
+});
+
+describe('pathGameOfHints and the Alphabet hint (h333)', () => {
+  it('takes a game a category path names, never free text that names none', () => {
+    expect(pathGameOfHints({ Category: 'Trading Card Game/Dragon Ball' })).toBe('Dragon Ball');
+    expect(pathGameOfHints({ Subcategory: ' tcg / One Piece / Romance Dawn' })).toBe('One Piece');
+    for (const Category of ['Trading Card Game', 'TCG', 'card', 'Dragon Ball', 'Trading Card Game/Other', 'Trading Card Game/ ', 'Sport Card/Basketball', 'Trading Card Game/TCG']) expect(pathGameOfHints({ Category }), Category).toBeUndefined();
+  });
+
+  it('holds an Alphabet hint to the words of its tag, any case; a blank one says nothing', () => {
+    for (const Alphabet of ['latin', 'Other', ' LATIN ', ' ']) expect(hintProblem({ Alphabet }), Alphabet).toBeUndefined();
+    expect(hintProblem({ Alphabet: 'japanese' })).toEqual({ field: 'Alphabet', message: 'Alphabet must be "latin" or "other" (the words of the Alphabet tag), not "japanese"' });
   });
 });

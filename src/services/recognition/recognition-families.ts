@@ -58,7 +58,8 @@ export const TCG: Family = {
   categoryPath: 'Trading Card Game',
   nameLines: 2,
   hashNumbers: false,
-  hintTags: ['Side', 'Foil/Holo', 'Rotation'],
+  // Alphabet: the client's word goes before the measured one, as a hint does (h333: echoed, `_tags` said the measured)
+  hintTags: ['Side', 'Foil/Holo', 'Rotation', 'Alphabet'],
   rule: TRADING_CARDS,
   match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
   noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).',
@@ -72,7 +73,7 @@ export const SPORT: Family = {
   // four lines, and the two joined names (joinedNames) ahead of them
   nameLines: 6,
   hashNumbers: true,
-  hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
+  hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation', 'Alphabet'],
   // document 3 §4: "Sport results add tags Autograph, Foil/Holo, Graded"; no model here sees a signature or foil
   alwaysTags: ['Autograph', 'Foil/Holo'],
   // the player's name must agree: a set line and a number name some card of every checklist
@@ -94,7 +95,7 @@ export const COMICS: Family = {
   // four lines, and the "The" variants of the first two (comicNames)
   nameLines: 6,
   hashNumbers: true,
-  hintTags: ['Side', 'Rotation'],
+  hintTags: ['Side', 'Rotation', 'Alphabet'],
   // the series' name and a number: an issue, its variants listed and none guessed
   rule: { nameLevel: false, nameMustAgree: false, rarityRows: false },
   match: (_kind, catalog, card) => comicsMatch(catalog, card),
@@ -132,6 +133,16 @@ export function latinAlphabet(text: string, language: string | null): boolean {
   return latin > 0 && latin >= 2 * other;
 }
 
+/**
+ * The words of the `Alphabet` tag (`_tags.Alphabet`, measured by {@link latinAlphabet}), and so of its hint: the spec
+ * shows `latin`; any other word (`japanese`) is the record's 400 naming these, as a hint of the wrong type is, for no
+ * tag of ours could say it (h333).
+ */
+export const ALPHABETS = ['latin', 'other'] as const;
+
+/** Whether a record's `Alphabet` hint says its card is printed in another alphabet than Latin (any case). */
+export const otherAlphabetHinted = (record: Record<string, unknown>): boolean => typeof record.Alphabet === 'string' && record.Alphabet.trim().toLowerCase() === 'other';
+
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
@@ -166,6 +177,8 @@ export function hintProblem(record: Record<string, unknown>, family: Family = TC
     const v = record[key];
     if (v === undefined || v === null || (key === 'Autograph' && typeof v === 'boolean')) continue;
     if (typeof v !== 'string' || [...v].length > max) return { field: key, message: `${key} must be ${key === 'Autograph' ? 'a boolean or ' : ''}a string of at most ${max} characters` };
+    // a blank one says nothing (no tag), as a blank Side does
+    if (key === 'Alphabet' && v.trim() && !(ALPHABETS as readonly string[]).includes(v.trim().toLowerCase())) return { field: key, message: `Alphabet must be ${ALPHABETS.map((a) => `"${a}"`).join(' or ')} (the words of the Alphabet tag), not ${JSON.stringify(v)}` };
   }
   return undefined;
 }
@@ -278,6 +291,28 @@ export function shopGameOfHints(record: Record<string, unknown>, catalogs: reado
   for (const part of hintParts(record).map(letters)) {
     const named = part ? catalogs.find((c) => c.kind === 'csv' && letters(c.name) === part) : undefined;
     if (named) return named.name;
+  }
+  return undefined;
+}
+
+/** A category path's first part that says "trading card game" (`Trading Card Game/…`, as our `Category` writes it; `TCG/…`), letters only. */
+const TCG_ROOTS = new Set(['tradingcardgame', 'tcg']);
+/** A path's second part that names no game: free words a taxonomy puts there, or the family again. */
+const NO_GAME = new Set(['other', 'others', 'unknown', 'any', 'all', 'none', 'misc', 'mixed', 'various', 'tcg', 'tradingcardgame', 'tradingcard', 'tradingcards', 'card', 'cards', 'game', 'games']);
+
+/**
+ * The trading-card game a `Category` or `Subcategory` hint names as a path (`Trading Card Game/Dragon Ball`), as the
+ * client wrote it, for the caller to use when neither a known game ({@link gameOfHints}) nor an imported shop's game
+ * ({@link shopGameOfHints}) is it: none of its catalogs is imported, and the search keeps to it, finding nothing (h333: the
+ * hint was ignored, the card matched to a Pokémon card and the hint replaced by `Trading Card Game/Pokemon`). Free text
+ * that names no game (`Trading Card Game`, `TCG`, `card`, `Trading Card Game/Other`) names none: every game is searched.
+ */
+export function pathGameOfHints(record: Record<string, unknown>): string | undefined {
+  for (const hint of [record.Subcategory, record.Category]) {
+    if (typeof hint !== 'string') continue;
+    const [root = '', name = ''] = hint.split('/').map((p) => p.trim());
+    const key = letters(name);
+    if (TCG_ROOTS.has(letters(root)) && key && !NO_GAME.has(key)) return name;
   }
   return undefined;
 }

@@ -21,7 +21,7 @@ import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
-import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, shopGameOfHints, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, withSeriesTitledByNumber, type Family, type TcgOptions } from './recognition-families.ts';
+import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, otherAlphabetHinted, pathGameOfHints, recordHints, searchesPokemon, shopGameOfHints, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, withSeriesTitledByNumber, type Family, type TcgOptions } from './recognition-families.ts';
 
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
@@ -438,14 +438,20 @@ export class RecognitionService {
     const game = family === TCG ? gameOfHints(record) : undefined;
     // or a shop's own game, by its catalog's name, as its matches' Category names it (h329: not read, and a Pokémon match)
     const ownGame = family === TCG && !game ? shopGameOfHints(record, catalogs) : undefined;
-    const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : ownGame ? catalogs.filter((c) => c.kind === 'csv' && c.name === ownGame) : catalogs;
-    const gameName = game ? SUBCATEGORY[game] : ownGame;
+    // or, as a path (`Trading Card Game/Dragon Ball`), a game neither known nor imported: kept to, so nothing is found
+    // (h333: ignored, and the card matched to a Pokémon card whose Category replaced the hint)
+    const pathGame = family === TCG && !game && !ownGame ? pathGameOfHints(record) : undefined;
+    const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : ownGame ? catalogs.filter((c) => c.kind === 'csv' && c.name === ownGame) : pathGame ? [] : catalogs;
+    const gameName = game ? SUBCATEGORY[game] : (ownGame ?? pathGame);
     // a hint naming a game none of whose catalogs is imported: said, or the empty answer reads as "not in the catalog"
-    const gameMissing = game !== undefined && !catalogs.some((c) => c.kind === game);
+    const gameMissing = (game !== undefined && !catalogs.some((c) => c.kind === game)) || pathGame !== undefined;
+    // an Alphabet hint of `other`: the catalogs holding Latin-alphabet printings only are left out, as for a card read
+    // as Japanese (holdsPrintingsOf): a hint narrows the search
+    const otherAlphabet = otherAlphabetHinted(record);
     // the hint that named the game (or, on /sport_id, the sport) the search kept to, as the client wrote it
     const sport = family === SPORT ? sportOfHints(record) : undefined;
     const subcategoryNames = (named: (hint: Record<string, unknown>) => unknown) => typeof record.Subcategory === 'string' && !!named({ Subcategory: record.Subcategory });
-    const narrowedBy = game || ownGame ? (subcategoryNames((r) => gameOfHints(r) ?? shopGameOfHints(r, catalogs)) ? 'Subcategory' : 'Category') : sport ? (subcategoryNames(sportOfHints) ? 'Subcategory' : 'Category') : null;
+    const narrowedBy = game || ownGame || pathGame ? (subcategoryNames((r) => gameOfHints(r) ?? shopGameOfHints(r, catalogs) ?? pathGameOfHints(r)) ? 'Subcategory' : 'Category') : sport ? (subcategoryNames(sportOfHints) ? 'Subcategory' : 'Category') : null;
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, gameName ? `Unknown set_code "${setCode}": no imported ${gameName} catalog (the game the ${narrowedBy} hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
@@ -464,6 +470,7 @@ export class RecognitionService {
     const objects = [];
     const priceNotes: string[] = [];
     let notHeld = false;
+    let alphabetLeftOut = false;
     let furniture = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
@@ -475,8 +482,10 @@ export class RecognitionService {
       // a sport card's checklist number (`#50`) is as much a card's print: with a player's name no longer enough for a
       // best match, a card cropped tight was "no card" (h110)
       furniture ||= printsCardFurniture(clues) || (family === SPORT && clues.numbers.some((n) => n.form === 'hash'));
-      const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
-      if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
+      const held = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
+      if (held.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
+      const usable = otherAlphabet ? held.filter((s) => !latinOnly(s.catalog)) : held;
+      if (usable.length < held.length) alphabetLeftOut = true;
       const found = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), sport);
       // a base front prints no number: its player on a line of his own and his team on another are as much a card's print
       furniture ||= family === SPORT && showsPlayerAndTeam(reading.lines.map((l) => l.text), found.slice(0, ALTERNATIVES).flatMap((r) => r.search.detail(r.card.key)?.card ?? []));
@@ -543,17 +552,18 @@ export class RecognitionService {
       ...(slabNote ? [slabNote] : []),
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
+      ...(alphabetLeftOut ? [`Alphabet "${String(record.Alphabet)}": the imported Pokémon catalogs hold Latin-alphabet printings only, and were not searched (sent without it, they are)`] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more ${item}${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
       // in the photo's own pixels: a large photo is read scaled down (h246: cards 421 px across said "under 120 px")
       ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller ${item}${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more ${item}${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} ${item}s a record (send the rest as crops)`] : []),
       // a set_code that left out the card read was a bare OK with nothing in it (h279): said, with how to search every set
       // (not where the set's own printings tie, which the tie note says, nor where nothing was searched)
-      ...(setCode && !setNeeds && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE)) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
+      ...(setCode && !setNeeds && !notHeld && !alphabetLeftOut && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE)) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
-      ...(gameMissing ? [`no imported ${gameName} catalog: the game the ${narrowedBy} hint names (loupe catalog import)`] : []),
+      ...(gameMissing ? [pathGame ? `no imported catalog of "${pathGame}": the game the ${narrowedBy} hint names (loupe catalog import --kind csv)` : `no imported ${gameName} catalog: the game the ${narrowedBy} hint names (loupe catalog import)`] : []),
       // a game or sport hint that left out every card read, as a set_code's (h329: a bare OK, read as "not in the catalog")
-      ...(narrowedBy && !gameMissing && !setCode && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE))
+      ...(narrowedBy && !gameMissing && !setCode && !notHeld && !alphabetLeftOut && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE))
         ? [`${narrowedBy} "${String(record[narrowedBy])}": no ${gameName ?? sport} card matches what was read (sent without it, every ${gameName ? 'game' : 'sport'} is searched)`]
         : []),
       // one note for a card the photo shows twice (analyze_all: two copies said "no prices are known for" it twice)
@@ -833,17 +843,20 @@ export function tieNotes(objects: { id: number; _identification: { best_match: u
 /** Records of the identification endpoints whose answer carries a slab label's fields: what the slab options are paid for. */
 const LABELLED = new WeakSet<OutputRecord>();
 
+/** The slab option asked: `slab_id` reads the whole label (and covers `slab_grade`), `slab_grade` the company and grade. */
+function slabOptionOf(options: TcgOptions): SlabOption | null {
+  return options.slab_id ? 'slab_id' : options.slab_grade ? 'slab_grade' : null;
+}
+
+/** Whether a catalog holds Latin-alphabet printings only: the Pokémon data project's (as {@link holdsPrintingsOf} says). */
+const latinOnly = (catalog: CatalogSummary): boolean => catalog.kind === 'pokemon';
+
 /**
  * Whether a catalog can hold the card read: Japanese, Korean and Chinese Pokémon sets are numbered
  * apart from the international ones the Pokémon catalog holds, so a number and total alike there
  * name another card (3 of 3 false matches on the labelled train photos; none of their 35 Asian
  * cards is in the catalog).
  */
-/** The slab option asked: `slab_id` reads the whole label (and covers `slab_grade`), `slab_grade` the company and grade. */
-function slabOptionOf(options: TcgOptions): SlabOption | null {
-  return options.slab_id ? 'slab_id' : options.slab_grade ? 'slab_grade' : null;
-}
-
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
