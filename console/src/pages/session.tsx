@@ -55,7 +55,7 @@ function useNarrow(): boolean {
 }
 
 
-function Editor({ row, sessionId, onSaved, onClose, modal = false }: { row: Identification; sessionId: string; onSaved: (row: Identification) => void; onClose: () => void; modal?: boolean }) {
+function Editor({ row, sessionId, onSaved, onClose, onImageError, modal = false }: { row: Identification; sessionId: string; onSaved: (row: Identification) => void; onClose: () => void; onImageError: (src: string) => void; modal?: boolean }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   // the row's version the form's fields were filled from: a save holds only while the row is still it, so a change
   // made meanwhile elsewhere (the phone, another window) to a field this save sends is not overwritten unseen
@@ -192,7 +192,7 @@ function Editor({ row, sessionId, onSaved, onClose, modal = false }: { row: Iden
       {/* full size a tap away: on a phone the panel shows it 160 px high, too small to check a corner (h203) */}
       {row.image || row.thumbnail ? (
         <a href={row.image ?? row.thumbnail ?? ''} target="_blank" rel="noopener noreferrer" title="Open the photo full size">
-          <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name || 'an unnamed card'} (opens full size)`} />
+          <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name || 'an unnamed card'} (opens full size)`} onError={(e) => onImageError((e.currentTarget as HTMLImageElement).src)} />
         </a>
       ) : null}
       {/* the words a shop reads first; the scanner's event id and the match distance under "Details" for whoever needs
@@ -695,6 +695,10 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             sessionId={id}
             onSaved={saved}
             modal={narrow}
+            // the open card's photo too: its link runs out as the grid's do (it stayed broken until a reload)
+            onImageError={(src) => {
+              if (linkExpired(src)) void refresh(true);
+            }}
             onClose={() => {
               if (!leaveUnsaved()) return;
               returnTo.current = selectedRow.event_id;
