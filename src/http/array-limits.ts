@@ -22,6 +22,17 @@ export function limitedArrays(schema: unknown, path: string[] = []): Limited[] {
   return out;
 }
 
+/** Where `arrayOverLimit` says a list is over its length: an array's own `maxItems` ('#/properties/…/maxItems' from Ajv) is not. */
+const beforeItems = '#/maxItems';
+
+/**
+ * Whether the error is `arrayOverLimit`'s, made before any item was validated: an array nested in an item (a card's
+ * 11 alternatives) is one item's problem, and the other items' rule errors are still looked for (h334).
+ */
+export function isListOverLimit(error: { keyword: string; schemaPath: string }): boolean {
+  return error.keyword === 'maxItems' && error.schemaPath === beforeItems;
+}
+
 /** The first array of `data` over its limit, as Ajv would report it; null when none is. */
 export function arrayOverLimit(limited: readonly Limited[], data: unknown): ErrorObject | null {
   for (const l of limited) {
@@ -30,7 +41,7 @@ export function arrayOverLimit(limited: readonly Limited[], data: unknown): Erro
     if (Array.isArray(at) && at.length > l.max) {
       return {
         instancePath: l.path.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
-        schemaPath: '#/maxItems',
+        schemaPath: beforeItems,
         keyword: 'maxItems',
         params: { limit: l.max, count: at.length },
         message: `must NOT have more than ${l.max} items (it has ${at.length})`,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, wholeCharacters, type FieldError } from '../services/errors.ts';
 import { deprecationHeaders } from './deprecated-bases.ts';
+import { isListOverLimit } from './array-limits.ts';
 import { patternWords } from './schemas/patterns.ts';
 
 /** The listed codes (docs/api-decisions.md) of a status a plugin answers with; any other 4xx is `client_error`. */
@@ -10,6 +11,7 @@ interface AjvError {
   instancePath: string;
   message?: string;
   keyword: string;
+  schemaPath: string;
   params: Record<string, unknown>;
 }
 
@@ -142,7 +144,7 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
     if (err.validation) {
       let errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
       // a list over its length was refused before its rows were checked (src/http/array-limits.ts): its rows are not read for rule errors either
-      const overLong = (err.validation as AjvError[]).some((e) => e.keyword === 'maxItems');
+      const overLong = (err.validation as AjvError[]).some(isListOverLimit);
       const rowErrors = err.validationContext === 'body' && !overLong ? request.routeOptions.config?.rowErrors : undefined;
       if (rowErrors) {
         const failed = new Set(errors.flatMap((e) => (e.row === undefined ? [] : [e.row])));

@@ -489,6 +489,15 @@ describe.each(backends)('identifications (%s)', (backend) => {
         [2, 'identifications[2].seen'],
         [3, 'identifications[3].grading.grades.final'],
       ]);
+      // a row over an item limit of its own (11 alternatives) does not hide the rule errors of the others (h334: only the
+      // batch's own list over its length skips them; a grading over 64 KiB beside it came one round trip later)
+      const items = await upload(sid, [card('ok'), card('a11', { alternatives: Array.from({ length: 11 }, () => ({})) }), card('g65', { grading: { blob: 'g'.repeat(65 * 1024) } }), card('s7', { seen: 'March 7' })]);
+      expect(items.statusCode).toBe(400);
+      expect(items.json().errors.map((e: { row: number; field: string }) => [e.row, e.field])).toEqual([
+        [1, 'identifications[1].alternatives'],
+        [2, 'identifications[2].grading'],
+        [3, 'identifications[3].seen'],
+      ]);
       // rows that break only rules: each once, at most 100, as the schema's check names them (all 1,000 were listed)
       const ruled = await upload(sid, Array.from({ length: 300 }, (_, i) => card(`r${i}`, { seen: 'March 7', grading: { grades: { final: 11 } } })));
       expect(ruled.statusCode).toBe(400);
