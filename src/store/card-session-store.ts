@@ -519,7 +519,9 @@ export class CardSessionStore {
           eb.fn.count<number>('card_key').distinct().as('distinct_cards'),
           // exactly, in whole millionths as the running total adds them (h268: PostgreSQL's round takes halves to even): a
           // floating-point sum of 92 prices was a cent off once rounded, and PostgreSQL's and SQLite's sums differ (h264)
-          (this.dialect === 'postgres' ? sql<number | null>`(sum(${microsSql('postgres')}::numeric) / 1000000)::float8` : sql<number | null>`sum(${microsSql('sqlite')}) / 1000000.0`).as('total_price'),
+          // SQLite's total(), not sum(): sum() of integers fails past 2^63 (9,224 cards at 10^9, h334: a 500), total() adds
+          // them as doubles, exact while the sum is under 2^53 millionths (9 billion dollars), which is all a double keeps after
+          (this.dialect === 'postgres' ? sql<number | null>`(sum(${microsSql('postgres')}::numeric) / 1000000)::float8` : sql<number | null>`total(${microsSql('sqlite')}) / 1000000.0`).as('total_price'),
           eb.fn.sum<number | null>('calls').as('row_calls'),
           // Grades are validated at upload; a row stored before that (1e308 overflows PostgreSQL's
           // avg) is not a grade, so it can never make the summary fail.

@@ -8,7 +8,7 @@ import type { Migration } from './index.ts';
 export const sessionTotalsExact: Migration = {
   name: '041-session-totals-exact',
   sqlite: [
-    `UPDATE card_sessions SET total_price = coalesce((SELECT sum(CAST(i.price * 1000000 + (CASE WHEN i.price < 0 THEN -0.5 ELSE 0.5 END) AS INTEGER)) FROM card_identifications i WHERE i.session_id = card_sessions.id), 0) / 1000000.0`,
+    `UPDATE card_sessions SET total_price = coalesce((SELECT total(CAST(i.price * 1000000 + (CASE WHEN i.price < 0 THEN -0.5 ELSE 0.5 END) AS INTEGER)) FROM card_identifications i WHERE i.session_id = card_sessions.id), 0) / 1000000.0`,
   ],
   postgres: [
     `UPDATE card_sessions SET total_price = (coalesce((SELECT sum(trunc(i.price * 1000000 + (CASE WHEN i.price < 0 THEN -0.5 ELSE 0.5 END))::numeric) FROM card_identifications i WHERE i.session_id = card_sessions.id), 0) / 1000000)::float8`,

@@ -74,6 +74,15 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(await totals(a)).toEqual([9447.57, 9447.57]);
   });
 
+  it('a summary of more cards at the highest price than whole millionths of a dollar count in 64 bits answers, as the session does (h334: SQLite overflowed, a 500)', async () => {
+    // 9,224 cards at 10^9 are past 2^63 millionths; SQLite's sum() of integers stops there, and a client retries a 500 for ever
+    const sid = await createSession(h);
+    for (let b = 0; b < 10; b++) expect((await upload(sid, Array.from({ length: 1000 }, (_, i) => ({ event_id: `m${b}-${i}`, price: 1e9 })))).statusCode).toBe(200);
+    const summary = await h.request('GET', cs(`session/${sid}/summary/`));
+    expect([summary.statusCode, summary.json().total_price, summary.json().identifications]).toEqual([200, 1e13, 10_000]);
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().total_price).toBe(1e13);
+  });
+
   it("a grade, sold mark or note the user set by PATCH stays when a phone's later upload sends others (h93)", async () => {
     const sid = await createSession(h);
     expect((await upload(sid, [card('mew')])).statusCode).toBe(200);
