@@ -13,6 +13,7 @@ import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import { inexactNumber } from '../util/exact-numbers.ts';
 import { canonicalJsonSha256 } from '../util/canonical-json.ts';
+import { notARecordOf, recordsAsSent } from '../util/not-a-record.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
 import type { ResultLinks } from './result-links.ts';
 
@@ -113,7 +114,7 @@ export class RequestService {
    */
   async submit(caller: RequestCaller, input: SubmitInput, idempotencyKey?: string): Promise<RequestDetail & { replayed?: true }> {
     // hashed a slice at a time: a body of 44 MB of images hashed at once held the event loop (h286)
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: await canonicalJsonSha256([caller.workspaceId, input]) };
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: await canonicalJsonSha256([caller.workspaceId, { ...input, records: recordsAsSent(input.records) }]) };
     const prior = idempotency && (await this.priorSubmit(caller, idempotency));
     if (prior) return prior;
     // the type in any case and spacing, as the list's filter reads it (h257: `Card-Grader` was 400 there, found here)
@@ -161,6 +162,14 @@ export class RequestService {
     const inputErrors: Record<number, string> = {};
     const echoed: Record<string, unknown>[] = [];
     for (const [i, record] of input.records.entries()) {
+      // a record that is no object (not-a-record.ts) is stored as one with no fields, its status said at submit: every
+      // handler reads its image through the runner, which answers it with this (h336: the whole submit's 400)
+      const not = notARecordOf(record);
+      if (not) {
+        inputErrors[i] = `records[${i}] must be an object (an image record with _url, _base64 or _file), not ${not.sent}`;
+        echoed.push({});
+        continue;
+      }
       const { _base64, ...rest } = record;
       // `_id` is a label echoed back here, as on the synchronous endpoints of these types: kept as sent, whatever its
       // form (h257: a list or a 300-character id failed its record "Error Loading Image" here and passed there)

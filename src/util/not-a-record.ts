@@ -6,10 +6,13 @@
  */
 export const notARecord = Symbol('notARecord');
 
-export type NotARecord = { [notARecord]?: { index: number; sent: string } };
+export type NotARecord = { [notARecord]?: { index: number; sent: string; value: unknown } };
 
 /** Where the record stood and what it was, for its status; undefined for a record that is an object. */
-export const notARecordOf = (record: object): { index: number; sent: string } | undefined => (record as NotARecord)[notARecord];
+export const notARecordOf = (record: object): { index: number; sent: string; value: unknown } | undefined => (record as NotARecord)[notARecord];
+
+/** The records as sent, each placeholder the value it stands for (what an idempotent submit's body is compared by). */
+export const recordsAsSent = (records: object[]): unknown[] => records.map((r) => (notARecordOf(r) ? notARecordOf(r)!.value : r));
 
 /** A value's kind in a message's words (`null`, `a number`, `a list`). */
 const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
@@ -28,7 +31,7 @@ export function placeNonObjectRecords(schema: unknown, data: unknown): void {
     const list = (data as Record<string, unknown>)[key];
     if (prop?.[RECORDS_ANSWERED_EACH] !== true || !Array.isArray(list)) continue;
     list.forEach((item, index) => {
-      if (item === null || typeof item !== 'object' || Array.isArray(item)) list[index] = { [notARecord]: { index, sent: kindOf(item) } };
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) list[index] = { [notARecord]: { index, sent: kindOf(item), value: item } };
     });
   }
 }

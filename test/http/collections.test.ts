@@ -145,6 +145,50 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(getNoId.body.skipped_records![0]).not.toHaveProperty('_id');
   }, 120_000);
 
+  it('a record that is not an object is skipped with its own 400 on insert, nearDupsInsert, get, update, delete and visualKNNMulti, the others done (h336: the request\'s 400)', async () => {
+    const c = await newCollection();
+    const reason = (text: string, more: Record<string, unknown> = {}) => ({ _reason: { status: { code: 400, text, request_id: expect.any(String) }, ...more } });
+    const inserted = await call(`${base}/insert`, { records: [null, { _id: 'leo-1', _base64: img('Leopards', 1) }, 7] }, c);
+    // it was the request's 400 `records[0] must be object`, and leo-1 beside it not stored
+    expect([inserted.http, inserted.body.answer_records]).toEqual([211, [{ _id: 'leo-1' }]]);
+    // nothing of it can be echoed, and it gets no _id: its place and kind are in its status
+    const image = 'a record with _id and _url, _base64 or _file';
+    expect(inserted.body.skipped_records).toEqual([reason(`records[0] must be an object (${image}), not null`), reason(`records[2] must be an object (${image}), not a number`)]);
+    // nearDupsInsert: the record beside it is looked at (a near duplicate of leo-1)
+    const near = await call(`${base}/nearDupsInsert`, { records: [{ _id: 'again', _base64: img('Leopards', 1) }, 'x'] }, c);
+    expect(near.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { code: number } }).status.code])).toEqual([
+      ['again', 409],
+      [undefined, 400],
+    ]);
+    expect(near.body.skipped_records![1]).toEqual(reason(`records[1] must be an object (${image}), not a string`));
+    const multi = await call(`${base}/visualKNNMulti`, { query_records: [null, { _base64: img('Leopards', 1) }], k: 1 }, c);
+    expect([multi.http, multi.body.answer_records.map((r) => r._id)]).toEqual([206, ['leo-1']]);
+    expect(multi.body.skipped_records).toEqual([reason("query_records[0] must be an object (a stored record's _id, or an image: _url, _base64 or _file), not null", { query_index: 0 })]);
+    // with no query left it is the request's 400, as a query image that does not load is
+    const noQuery = await call(`${base}/visualKNNMulti`, { query_records: [[]] }, c);
+    expect([noQuery.http, noQuery.body.status.code]).toEqual([400, 400]);
+    expect(noQuery.body).toMatchObject({ detail: "query_records[0] must be an object (a stored record's _id, or an image: _url, _base64 or _file), not a list" });
+    // lists of _id: as a record whose _id is of the wrong form
+    const idRecord = (i: number, kind: string) => reason(`records[${i}] must be an object (a record with an _id), not ${kind}`);
+    const got = await call(`${base}/get`, { records: [{ _id: 'leo-1' }, null] }, c);
+    expect([got.http, got.body.answer_records.map((r) => r._id), got.body.skipped_records]).toEqual([206, ['leo-1'], [idRecord(1, 'null')]]);
+    const updated = await call(`${base}/update`, { records: [5, { _id: 'leo-1', price: 3 }] }, c);
+    expect([updated.http, updated.body.answer_records.map((r) => r._id), updated.body.skipped_records]).toEqual([206, ['leo-1'], [idRecord(0, 'a number')]]);
+    expect((await call(`${base}/get`, { records: [{ _id: 'leo-1' }] }, c)).body.answer_records[0]).toMatchObject({ price: 3 });
+    const deleted = await call(`${base}/delete`, { records: [false, { _id: 'leo-1' }] }, c);
+    expect([deleted.http, deleted.body.answer_records, deleted.body.skipped_records]).toEqual([206, [{ _id: 'leo-1' }], [idRecord(0, 'a boolean')]]);
+    // all of them so: the envelope's 400, not a request error
+    const none = await call(`${base}/get`, { records: [null, 1] }, c);
+    expect([none.http, none.body.status.code, 'detail' in none.body]).toEqual([400, 400, false]);
+    // no records at all is still the request's 400
+    for (const url of ['insert', 'get', 'update']) {
+      for (const records of [undefined, null, 5, {}, [], Array.from({ length: 1001 }, () => null)]) {
+        const whole = await call(`${base}/${url}`, records === undefined ? {} : { records }, c);
+        expect([whole.http, typeof (whole.body as { detail?: unknown }).detail], `${url} ${JSON.stringify(records)?.slice(0, 20)}`).toEqual([400, 'string']);
+      }
+    }
+  }, 120_000);
+
   it('insert beyond capacity is 412', async () => {
     const c = await newCollection('photo', 'photos', 2);
     const res = await call('/similarity/photos/v2/insert', { records: [{ _id: 'a', _base64: img('pyramid', 1) }, { _id: 'b', _base64: img('pyramid', 2) }, { _id: 'c', _base64: img('pyramid', 3) }] }, c);

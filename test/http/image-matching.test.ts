@@ -339,6 +339,41 @@ describe('image matching', () => {
     expect(ranked.skipped_records.map((r: { _id: string; _status: { code: number } }) => [r._id, r._status.code])).toEqual([['a', 400]]);
   });
 
+  it('a record that is not an object is its own 400, the records beside it answered, on every image-matching method (h336: the request\'s 400)', async () => {
+    const good = { _id: 'good', _base64: jpeg.toString('base64') };
+    const said = (i: number, kind: string) => `Error Loading Image: records[${i}] must be an object (an image record with _url, _base64 or _file), not ${kind}`;
+    const hashed = await h.request('POST', im('visual_hash'), { body: { records: [null, good, 5, 'x', [1], true] } });
+    // it was the request's 400 `records[0] must be object`, and the good image beside it unread
+    expect(hashed.statusCode).toBe(300);
+    const [nul, ok, ...rest] = hashed.json().records as { _id?: string; _status: { code: number; text: string }; bmh1?: string }[];
+    expect(ok).toMatchObject({ _id: 'good', _status: { code: 200 } });
+    expect(ok!.bmh1).toMatch(/^[01]{256}$/);
+    // nothing of it can be echoed: its status alone
+    expect(nul).toEqual({ _status: { code: 400, text: said(0, 'null'), request_id: expect.any(String) } });
+    expect(rest.map((r) => r._status.text)).toEqual([said(2, 'a number'), said(3, 'a string'), said(4, 'a list'), said(5, 'a boolean')]);
+    // where answers are told apart by _id, it gets its place, as any record sent without one
+    const dedup = (await h.request('POST', im('remove_duplicates'), { body: { records: [good, null, { _base64: jpeg.toString('base64') }] } })).json();
+    expect(dedup.status.code).toBe(300);
+    expect(dedup.records.map((r: { _id: string; _status: { code: number } }) => [r._id, r._status.code])).toEqual([
+      ['good', 200],
+      ['1', 400],
+    ]);
+    expect(dedup.records[0].removed_records.map((r: { _id: string }) => r._id)).toEqual(['2']);
+    const ranked = (await h.request('POST', im('rank_images'), { body: { query_record: good, records: [null, good] } })).json();
+    expect(ranked.answer_records.map((r: { _id: string }) => r._id)).toEqual(['good']);
+    expect(ranked.skipped_records).toEqual([{ _id: '0', _status: { code: 400, text: said(0, 'null'), request_id: expect.any(String) } }]);
+    // all of them so: the envelope's 400, not a request error
+    const none = await h.request('POST', im('visual_hash'), { body: { records: [null] } });
+    expect([none.statusCode, none.json().status.text, none.json().detail]).toEqual([400, 'Error Loading Image', undefined]);
+    // no records at all, and a query that is not one, are still the request's 400
+    for (const body of [{}, { records: null }, { records: 5 }, { records: {} }, { records: [] }, { records: Array.from({ length: 11 }, () => null) }]) {
+      const whole = await h.request('POST', im('visual_hash'), { body });
+      expect([whole.statusCode, typeof whole.json().detail], JSON.stringify(body)).toEqual([400, 'string']);
+    }
+    const noQuery = await h.request('POST', im('rank_images'), { body: { query_record: null, records: [good] } });
+    expect([noQuery.statusCode, typeof noQuery.json().detail]).toEqual([400, 'string']);
+  });
+
   it('remove_duplicates takes an image of one colour for a duplicate only of one of that colour (h284: every swatch hashed alike)', async () => {
     const swatch = async (background: string, format: 'png' | 'jpeg' = 'png') => (await sharp({ create: { width: 300, height: 200, channels: 3, background } })[format]().toBuffer()).toString('base64');
     const records = [

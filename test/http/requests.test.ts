@@ -173,6 +173,30 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('POST', `${base}/`, { token: all.token, body: { type: 'flows', endpoint: 'hash-and-faces', records: [rec] } })).statusCode).toBe(201);
   });
 
+  it('a record that is not an object is taken at submit and answered with its own 400, the records beside it run (h336: the whole submit\'s 400)', async () => {
+    const { token } = await h.newAccount();
+    const good = { _id: 'a', _base64: await photo(48, 48) };
+    const submit = (records: unknown, key?: string) => h.request('POST', `${base}/`, { token, body: { type: 'flows', endpoint: 'hash-and-faces', records }, ...(key ? { headers: { 'idempotency-key': key } } : {}) });
+    const sub = await submit([null, good, 5], 'not-objects');
+    // it was the request's 400 `records[0] must be object`
+    expect(sub.statusCode, sub.body).toBe(201);
+    // stored as a record of no fields: nothing of it can be echoed
+    expect(sub.json().request.records).toEqual([{}, { _id: 'a' }, {}]);
+    const d = await waitDone(h, sub.json().id as string, 120_000, token);
+    const [nul, read, num] = d.response!.records;
+    expect(read).toMatchObject({ _id: 'a', _status: { code: 200 } });
+    expect(nul).toEqual({ _status: { code: 400, text: 'Error Loading Image: records[0] must be an object (an image record with _url, _base64 or _file), not null', request_id: expect.any(String) } });
+    expect(num!._status).toMatchObject({ code: 400, text: 'Error Loading Image: records[2] must be an object (an image record with _url, _base64 or _file), not a number' });
+    // an idempotent retry is compared with what was sent: null is not {} (its placeholder) and not another value
+    expect((await submit([null, good, 5], 'not-objects')).headers['idempotent-replayed']).toBe('true');
+    for (const other of [[{}, good, 5], [null, good, 6]]) expect((await submit(other, 'not-objects')).statusCode, JSON.stringify(other)).toBe(422);
+    // no records at all is still the submit's 400
+    for (const records of [null, 5, {}, [], Array.from({ length: 11 }, () => null)]) {
+      const whole = await submit(records);
+      expect([whole.statusCode, typeof whole.json().detail], JSON.stringify(records)).toEqual([400, 'string']);
+    }
+  }, 120_000);
+
   it('an Idempotency-Key makes a submit sent again the same request, charged once; another body with the key is 422', async () => {
     const { account, token } = await h.newAccount();
     const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;

@@ -221,6 +221,32 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(res.json().status.code).toBe(403);
   });
 
+  it('a record that is not an object is its own 400, the records beside it read, on every vision endpoint (h336: the request\'s 400)', async () => {
+    const said = (i: number, kind: string) => `Error Loading Image: records[${i}] must be an object (an image record with _url, _base64 or _file), not ${kind}`;
+    const res = await h.request('POST', '/photo/v2/descriptor', { body: { records: [null, { _id: 'watch', _base64: b64('caltech101/watch/image_0001.jpg') }, 5, [1]] } });
+    // it was the request's 400 `records[0] must be object`, and the photo beside it unread
+    expect(res.statusCode).toBe(300);
+    const body = res.json() as { status: { code: number; text: string }; records: Rec[]; descriptor_model: { dimension: number } };
+    const [nul, watch, num, list] = body.records;
+    expect(watch).toMatchObject({ _id: 'watch', _status: { code: 200 }, _width: 300, _height: 242 });
+    expect(watch!._descriptor).toHaveLength(body.descriptor_model.dimension);
+    // nothing of it can be echoed: its status alone, saying where it stood and what it was
+    expect(nul).toEqual({ _status: { code: 400, text: said(0, 'null'), request_id: expect.any(String) } });
+    expect([num!._status.text, list!._status.text]).toEqual([said(2, 'a number'), said(3, 'a list')]);
+    // faces and people alike (no model is asked: neither record holds an image)
+    for (const url of ['/identity/v2/face', '/identity/v2/person']) {
+      const both = await h.request('POST', url, { body: { records: [{ _id: 'broken', _base64: '@@@' }, 'x'] } });
+      expect([both.statusCode, both.json().status.text], url).toEqual([400, 'Error Loading Image']);
+      const [broken, str] = (both.json() as { records: Rec[] }).records;
+      expect([broken!._id, broken!._status.code, str], url).toEqual(['broken', 400, { _status: { code: 400, text: said(1, 'a string'), request_id: expect.any(String) } }]);
+    }
+    // no records at all is still the request's 400
+    for (const records of [undefined, null, 5, {}, [], Array.from({ length: 11 }, () => null)]) {
+      const whole = await h.request('POST', '/identity/v2/face', { body: records === undefined ? {} : { records } });
+      expect([whole.statusCode, typeof whole.json().detail], JSON.stringify(records)).toEqual([400, 'string']);
+    }
+  }, 60_000);
+
   it('a worker that dies fails only its own record, with a clear status; the next request is served', async () => {
     readFreshInThisTest();
     const crashing = Buffer.concat([photoBytes('faces/happy.jpg'), Buffer.from(crashMarker)]).toString('base64');

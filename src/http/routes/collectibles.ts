@@ -3,8 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
-import { RECORDS_ANSWERED_EACH } from '../../util/not-a-record.ts';
-import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429, 503];
@@ -66,7 +65,7 @@ const TcgRecord = Type.Intersect([
   ),
 ]);
 /** `records`: a record that is no object (`null`, a number) is that record's own 400, the others answered (h333: the request's 400). */
-const recordList = <T extends TSchema>(item: T, max = 10) => Type.Array(item, { minItems: 1, maxItems: max, [RECORDS_ANSWERED_EACH]: true, description: `At most ${max}. A record that is not an object is answered with its own 400 \`_status\`, the others read.` });
+const recordList = <T extends TSchema>(item: T, max = 10) => recordsAnsweredEach(item, max, eachWithStatus(max));
 const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
 const Recognized = Type.Object(
   {

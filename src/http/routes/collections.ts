@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { basesOf, collectionTypes, type CollectionType } from '../../services/collection-service.ts';
 import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
-import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, UpdateRecordInput, type Answers } from '../schemas/search.ts';
+import { envelopeResponses, ImageRecordInput, okOnly, recordsAnsweredEach, SearchEnvelope, UpdateRecordInput, type Answers } from '../schemas/search.ts';
 import { parseJsonBody } from '../json-body.ts';
 
 const security = [{ token: [] }];
@@ -15,6 +15,8 @@ const envelope = true;
 
 const Fields = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200, description: 'Field names to return; `*` for all. `_id` is always returned.' });
 const Filter = Type.Object({}, { additionalProperties: true, description: 'MongoDB-style query (docs/filters.md).' });
+/** A record that is no object (`null`, a number) is skipped with its own 400, as one of a wrong `_id` is (h336: the request's 400). */
+const skippedEach = (lead: string) => `${lead} A record that is not an object is skipped with its own 400 (\`_reason.status\`, naming its place in \`records\`), the others done.`;
 // `_id`'s form is checked per record by the service: one wrong id is that record's 400, not the request's.
 const IdRecord = Type.Object({ _id: Type.Optional(Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' })) }, { additionalProperties: true });
 const Envelope = Type.Ref(SearchEnvelope);
@@ -135,25 +137,25 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/insert',
           'Insert up to 10 records (images with metadata)',
-          Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }), fields_to_return: Type.Optional(Fields) }),
+          Type.Object({ records: recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, skippedEach(`At most ${config.limits.hashRecords}.`)), fields_to_return: Type.Optional(Fields) }),
           async (request) => {
             const body = request.body as { records: never[]; fields_to_return?: string[] };
             return visualSearch.insert(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
           },
           config.limits.matchBodyBytes,
         );
-        post('/delete', 'Delete records by _id', Type.Object({ records: Type.Array(IdRecord, { minItems: 1, maxItems: 1000 }) }), async (request) => {
+        post('/delete', 'Delete records by _id', Type.Object({ records: recordsAnsweredEach(IdRecord, 1000, skippedEach('At most 1000.')) }), async (request) => {
           const body = request.body as { records: { _id: string }[] };
           return visualSearch.delete(ctx(request), await collectionOf(request), body.records);
         });
-        post('/get', 'Records by _id', Type.Object({ records: Type.Array(IdRecord, { minItems: 1, maxItems: 1000 }), fields_to_return: Type.Optional(Fields) }), async (request) => {
+        post('/get', 'Records by _id', Type.Object({ records: recordsAnsweredEach(IdRecord, 1000, skippedEach('At most 1000.')), fields_to_return: Type.Optional(Fields) }), async (request) => {
           const body = request.body as { records: { _id: string }[]; fields_to_return?: string[] };
           return visualSearch.get(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
         });
         post(
           '/update',
           'Update attributes (null removes a field; an image replaces the vector)',
-          Type.Object({ records: Type.Array(UpdateRecordInput, { minItems: 1, maxItems: 1000, description: `Up to 1000 records, as get and delete take; at most ${config.limits.hashRecords} of them with a new image (as insert).` }), fields_to_return: Type.Optional(Fields) }),
+          Type.Object({ records: recordsAnsweredEach(UpdateRecordInput, 1000, skippedEach(`Up to 1000 records, as get and delete take; at most ${config.limits.hashRecords} of them with a new image (as insert).`)), fields_to_return: Type.Optional(Fields) }),
           async (request) => {
             const body = request.body as { records: Record<string, unknown>[]; fields_to_return?: string[] };
             // attributes alone are cheap; each new image is embedded, as an insert's are
@@ -313,7 +315,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           config.limits.matchBodyBytes,
         );
         const multiBody = Type.Object({
-          query_records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: items ? 1000 : config.limits.hashRecords }),
+          query_records: recordsAnsweredEach(ImageRecordInput, items ? 1000 : config.limits.hashRecords, 'A query record that is not an object is skipped with its own 400 (`_reason.status`, `_reason.query_index`), as one whose image does not load; when no query is left, that is the request\'s 400.'),
           k: Type.Optional(K),
           from: Type.Optional(From),
           fields_to_return: Type.Optional(Fields),
@@ -362,7 +364,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           '/nearDupsInsert',
           'Insert records that are not near duplicates of stored ones',
           Type.Object({
-            records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+            records: recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, skippedEach(`At most ${config.limits.hashRecords}.`)),
             fields_to_return: Type.Optional(Fields),
             radius: Type.Optional({ ...Radius, default: 5 }),
             cand_set_size: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -6,6 +6,7 @@ import { baseUrlOf } from '../base-url.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { AnyObject, IdempotencyHeaders, Nullable, pageOf, replayedHeader, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
 import { SearchError } from '../schemas/search.ts';
+import { RECORDS_ANSWERED_EACH } from '../../util/not-a-record.ts';
 
 const service = 'requests' as const;
 const tags = ['asynchronous requests'];
@@ -72,7 +73,7 @@ const SubmitBody = Type.Object({
       },
       { additionalProperties: true },
     ),
-    { minItems: 1, maxItems: 10 },
+    { minItems: 1, maxItems: 10, [RECORDS_ANSWERED_EACH]: true, description: 'At most 10 (fewer for some endpoints). A record that is not an object is taken: its result is its own 400 `_status`, the others run.' },
   ),
   endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name; card-grader: grade, condition, centering, localize, crop_level; collectibles-recognition: tcg_id, sport_id, comics_id, card_ocr_id, slab_id, slab_grade (their options on each record). A missing one is a 400 naming the endpoints of the type.' })),
   webhook: Type.Optional(WebhookGiven),

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
 // 404: a `workspace` query parameter naming none of the account's (h140: answered, not declared)
@@ -22,7 +22,8 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { vision, config } = app.loupe;
   const envelope = true;
-  const records = Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords });
+  // a record that is no object is its own 400 `Error Loading Image: records[i] must be an object …` (h336: the request's 400)
+  const records = recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, eachWithStatus(config.limits.hashRecords));
 
   app.post('/photo/v2/descriptor', {
     config: { service: 'descriptor', envelope, storesNothing: true, price: 'descriptor.descriptor' },

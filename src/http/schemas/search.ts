@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { httpStatusOf } from '../envelope-status.ts';
 import { StringEnum } from './common.ts';
+import { RECORDS_ANSWERED_EACH } from '../../util/not-a-record.ts';
 
 /** Shapes shared by the search-style services of spec document 2. */
 
@@ -15,6 +16,16 @@ export const ImageRecordInput = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/**
+ * A `records` list answered record by record: an item that is no object (`null`, a number, a list) is that record's own
+ * 400 and the others are answered (src/util/not-a-record.ts; h333, h336: the schema refused the whole request). `records`
+ * missing, of another type, empty or over `maxItems` is still the request's 400. `description` says where that 400 is.
+ */
+export const recordsAnsweredEach = <T extends TSchema>(item: T, maxItems: number, description: string) => Type.Array(item, { minItems: 1, maxItems, [RECORDS_ANSWERED_EACH]: true, description });
+
+/** The description of an image endpoint's `records` so answered, each record with a `_status` of its own. */
+export const eachWithStatus = (maxItems: number, more = '') => `At most ${maxItems}. A record that is not an object is answered with its own 400 \`_status\`${more}, the others read.`;
 
 /**
  * An update's record: as an image record, but `_url: null` removes the stored link (spec 2, update: "a field set to

@@ -1,6 +1,7 @@
 import { CollectionGone, type CollectionRecord } from '../../store/collection-store.ts';
 import type { EnvelopeStatus, SearchContext, Statistics } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
+import { notARecordOf } from '../../util/not-a-record.ts';
 import { ID_FORM, sentId, type Out } from './record-fields.ts';
 
 export interface Envelope {
@@ -13,7 +14,17 @@ export const skipped = (ctx: SearchContext, record: Out, code: number, text: str
 
 /** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
 export function badId(ctx: SearchContext, record: { _id?: unknown }): Out {
-  return skipped(ctx, sentId(record), 400, `_id must be ${ID_FORM}`);
+  return notAnObject(ctx, record, 'a record with an _id') ?? skipped(ctx, sentId(record), 400, `_id must be ${ID_FORM}`);
+}
+
+/**
+ * A record of `records` that is no object (`null`, a number; src/util/not-a-record.ts): skipped with its own 400, which
+ * names its place and what it was, nothing echoed (h336: the whole request's 400 `records[0] must be object`, as a
+ * wrong `_id` beside good ones never was). `wanted` says what a record there is. Undefined for an object.
+ */
+export function notAnObject(ctx: SearchContext, record: object, wanted: string, list = 'records', more: Record<string, unknown> = {}): Out | undefined {
+  const not = notARecordOf(record);
+  return not && skipped(ctx, {}, 400, `${list}[${not.index}] must be an object (${wanted}), not ${not.sent}`, more);
 }
 
 /**

@@ -21,7 +21,7 @@ import type { AccountService } from '../account-service.ts';
 import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from '../text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../../text-search/seen-tokens.ts';
 import { pathConflict, setPath } from '../record-paths.ts';
-import { skipped, badId, queryFailed, mismatch, whileExists, type Envelope } from './answers.ts';
+import { skipped, badId, notAnObject, queryFailed, mismatch, whileExists, type Envelope } from './answers.ts';
 import { filterFields, checkedFilter, filterFailuresAre400, matchesEverything } from './filters.ts';
 import { distanceScale, scaled, rawRadius, onePerProduct, tieStable } from './hits.ts';
 import { itemCategories, categoryFilter, filterCategories, colorTagsOf, serverTagsSimple, serverTags, serverColors, sentValue, suppliesAll, parsedBox, drawnBox, boxOutside, recordBox, serversObject, categoryProblem, isObjectList, checkCategories, queryColors, withItemFilter } from './items.ts';
@@ -381,6 +381,11 @@ export class VisualSearchService {
     const seen = new Set<string>();
     const candidates: { record: InputRecord; id: string }[] = [];
     for (const record of records) {
+      const not = notAnObject(ctx, record, 'a record with _id and _url, _base64 or _file');
+      if (not) {
+        skip(tally, record, not);
+        continue;
+      }
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
       if (id === undefined) skip(tally, record, skipped(ctx, { ...echo(record), ...sentId(record) }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
@@ -1073,6 +1078,13 @@ export class VisualSearchService {
     const skips: Out[] = [];
     let first: ServiceError | undefined;
     for (const [i, q] of queries.entries()) {
+      const not = notAnObject(ctx, q, "a stored record's _id, or an image: _url, _base64 or _file", 'query_records', { query_index: i });
+      if (not) {
+        // as one whose image does not load: the others still search, and none left is the request's 400
+        skips.push(not);
+        first ??= new ServiceError(400, 'invalid_request', (not._reason as { status: { text: string } }).status.text);
+        continue;
+      }
       try {
         resolved.push(await this.queryVector(ctx, c, q, checked));
         used.push(q);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../services/errors.ts';
-import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, Statistics } from '../../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, eachWithStatus, recordsAnsweredEach, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
 const tags = ['image matching'];
@@ -35,7 +35,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       security,
       summary: 'bmh1 and phash visual hashes of up to 10 images',
       body: Type.Object({
-        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+        records: recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, eachWithStatus(config.limits.hashRecords)),
         hash_type: Type.Optional({ ...HashType, description: 'One hash; both when absent.' }),
       }),
       response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
@@ -51,7 +51,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       security,
       summary: 'Group duplicate and near-duplicate images',
       body: Type.Object({
-        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
+        records: recordsAnsweredEach(ImageRecordInput, config.limits.matchRecords, eachWithStatus(config.limits.matchRecords, ' (its `_id` its place, as a record sent without one has)')),
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
         range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates: at most 256 with bmh1, 64 with phash.' })),
       }),
@@ -76,7 +76,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       summary: 'Rank images by visual-hash distance to a query image',
       body: Type.Object({
         query_record: ImageRecordInput,
-        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
+        records: recordsAnsweredEach(ImageRecordInput, config.limits.matchRecords, `At most ${config.limits.matchRecords}. A record that is not an object is skipped with its own 400 \`_status\` in \`skipped_records\` (its \`_id\` its place), the others ranked.`),
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
       }),
       response: envelopeResponses(
