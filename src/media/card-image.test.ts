@@ -8,6 +8,11 @@ import { apngFrames, prepareCardImage } from './card-image.ts';
 const limits = { imagePixels: 64_500_000, imageLongEdge: 1024, thumbnailLongEdge: 256 };
 
 describe('prepareCardImage', () => {
+  it('refuses a gzipped SVG by its first bytes, before libvips parses it (a 40 KB SVGZ cost 4 s and 1.1 GB to be named)', async () => {
+    const svgz = zlib.gzipSync(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${'<rect width="1" height="1"/>'.repeat(20_000)}</svg>`));
+    await expect(prepareCardImage(svgz, limits)).rejects.toMatchObject({ status: 400, code: 'unsupported_image_format', reason: 'format gzip (compressed data, such as an SVGZ) is not accepted; send JPEG, PNG, WebP, HEIC or AVIF' });
+  });
+
   it('refuses an animated WebP, naming its frames, and keeps a still one (h118: stored with its frames, read by its first)', async () => {
     // three 40x60 frames stacked: sharp writes them as an animation of pageHeight 60
     const frames = Buffer.alloc(40 * 180 * 3, 0);

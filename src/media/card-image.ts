@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels, unreadable } from './image-load-error.ts';
+import { hasImageSignature } from './image-signature.ts';
 import { refuseScanBomb } from './jpeg-scans.ts';
 import { refuseSparseBomb } from './decode-rgb.ts';
 import { readJpegFrame } from './jpeg-reduce.ts';
@@ -33,6 +34,8 @@ const acceptedText = 'JPEG, PNG, WebP, HEIC or AVIF';
 export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): Promise<PreparedCardImage> {
   let open = () => sharp(bytes, { limitInputPixels: limits.imagePixels, failOn: 'warning', sequentialRead: true });
   let meta: sharp.Metadata;
+  // an SVG is parsed whole by libvips only to be refused (image-signature.ts)
+  if (!hasImageSignature(bytes)) throw unreadable(bytes, acceptedText);
   try {
     meta = await open().metadata();
   } catch (err) {

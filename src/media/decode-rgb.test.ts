@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { photoBytes } from '../../test/helpers/photos.ts';
@@ -65,6 +66,18 @@ describe('bytes of a format not decoded here', () => {
     await expect(decodeRgb(bmp(), 40e6)).rejects.toMatchObject({ status: 400, code: 'unsupported_image_format', reason: expect.stringMatching(/^format bmp is not accepted; send /) });
     await expect(decodeRgb(Buffer.concat([Buffer.from('8BPS'), Buffer.alloc(40)]), 40e6)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: expect.stringMatching(/^format psd/) });
     await expect(decodeRgb(Buffer.from('hello, not an image at all'), 40e6)).rejects.toMatchObject({ code: 'invalid_image', reason: 'the data is not a readable image' });
+  });
+});
+
+describe('bytes of no accepted format never reach a decoder', () => {
+  it('refuses an SVG, gzipped or with entities, by its first bytes (libvips parsed a 40 KB SVGZ whole to name it: 4 s, 1.1 GB)', async () => {
+    const shapes = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">${'<rect width="1" height="1"/>'.repeat(20_000)}</svg>`);
+    // librsvg named the gzipped one svg after inflating and parsing every shape
+    await expect(decodeRgb(zlib.gzipSync(shapes), 64_500_000)).rejects.toMatchObject({ status: 400, code: 'unsupported_image_format', reason: 'format gzip (compressed data, such as an SVGZ) is not accepted; send PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF' });
+    // librsvg refused the entities and the answer said only "not a readable image"
+    const laughs = Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>&b;</text></svg>');
+    await expect(decodeRgb(laughs, 64_500_000)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: expect.stringMatching(/^format svg is not accepted; /) });
+    await expect(decodeRgb(shapes, 64_500_000)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: expect.stringMatching(/^format svg is not accepted; /) });
   });
 });
 

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, unreadable } from './image-load-error.ts';
+import { hasImageSignature } from './image-signature.ts';
 import { refuseScanBomb } from './jpeg-scans.ts';
 
 export interface RgbImage {
@@ -48,6 +49,8 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
   let hevc = false;
   let originalWidth = 0;
   let originalHeight = 0;
+  // no other format's parser is run, not even to name it (image-signature.ts)
+  if (!hasImageSignature(bytes)) throw unreadable(bytes, accepted);
   try {
     const meta = await open().metadata();
     format = meta.format;

@@ -43,6 +43,9 @@ function formatByMagic(b: Buffer): string | undefined {
   if (at(0, '%PDF')) return 'pdf';
   if ((b[0] === 0xff && b[1] === 0x0a) || at(4, 'JXL ')) return 'jxl';
   if (at(4, 'jP  ') || (b[0] === 0xff && b[1] === 0x4f && b[2] === 0xff && b[3] === 0x51)) return 'jp2';
+  // refused before libvips sees them (image-signature.ts), so named here rather than by its metadata
+  if (looksLikeMarkup(b)) return 'svg';
+  if (b[0] === 0x1f && b[1] === 0x8b) return 'gzip (compressed data, such as an SVGZ)';
   return undefined;
 }
 
