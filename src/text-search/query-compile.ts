@@ -16,7 +16,9 @@ import { lowerBound } from '../util/lower-bound.ts';
 // not be told (`simple`: a lone plural, `piccioni`, `flamingor`), which PostgreSQL stems by every
 // language of the collection's rows: on SQLite it was a 422 where PostgreSQL found the records (h197).
 const prefixStemmed = new Set(['es', 'fr', 'pt', 'ru', 'de', 'id', 'it', 'nl', 'pl', 'tr', 'sv', 'simple']);
-const prefixMinLetters = 5;
+// Russian: four, as its stems may be three letters (`inflections.ts`) and many nouns end in one letter: "кожа" was a 422
+// on SQLite where PostgreSQL's stemmer found a record saying "кожи" (h338).
+const prefixMinLetters = (language: string) => (language === 'ru' ? 4 : 5);
 const prefixKeep = 4;
 
 /**
@@ -36,7 +38,7 @@ export const tsqueryLexeme = (s: string) => `'${s.replaceAll('\\', '\\\\').repla
 function prefixOf(term: string, language: string): string | undefined {
   if (!prefixStemmed.has(language)) return undefined;
   const letters = [...term];
-  if (letters.length < prefixMinLetters || !/^\p{L}+$/u.test(term)) return undefined;
+  if (letters.length < prefixMinLetters(language) || !/^\p{L}+$/u.test(term)) return undefined;
   return letters.slice(0, Math.max(prefixKeep, letters.length - 2)).join('');
 }
 

@@ -72,6 +72,12 @@ export interface ParsedQuery {
    * -ces as its singular in -z and the other way (`otherForm`). The word is read when either is found.
    */
   forms?: Record<string, string>;
+  /**
+   * Runs of words glued by a hyphen, dot, slash or underscore around a lone letter ("B-1234" → `b 1234`), searched as
+   * phrases (in `terms`) beside their words: the letter alone is dropped as noise. No word the client typed, so never
+   * reported unread.
+   */
+  glued?: string[];
   /** Words as an earlier release's fold spelled them (in `terms` while rows await re-tokenising), each with its word now. */
   legacy?: Record<string, string>;
 }
@@ -114,6 +120,10 @@ function koreanStem(word: string): string | undefined {
   const p = koreanParticles.find((x) => word.endsWith(x) && [...word].length - [...x].length >= 2);
   return p ? word.slice(0, word.length - p.length) : undefined;
 }
+
+/** Words joined by a hyphen, dot, slash or underscore, with no space: a code, an abbreviation ("B-1234", "x-ray", "J.K."). */
+const gluedRun = /[\p{L}\p{M}\p{N}]+(?:[-\u2010\u2011./_][\p{L}\p{M}\p{N}]+)+/gu;
+const loneLetter = /^[a-z]$/;
 
 export type QueryErrorCode = 'empty_query' | 'query_too_long';
 
@@ -393,6 +403,17 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     if (!legacyKana) for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
     for (const r of runs) terms.push(r.word, ...(r.phrase !== r.word ? [r.phrase] : []));
   }
+  // A lone letter glued by a hyphen, dot, slash or underscore to a word the query searches is part of a code ("B-1234",
+  // "x-ray"), not what an apostrophe leaves: the run is also searched as the phrase of its words, so "B-1234" ranks the
+  // record saying B-1234 above one saying A-1234 (h338: both matched "1234" alone, at one distance, in insertion order).
+  const glued: string[] = [];
+  for (const m of text.matchAll(gluedRun)) {
+    const parts = wordsOf(m[0]);
+    if (!parts.some((p) => loneLetter.test(p)) || !parts.every((p) => stopped.includes(p) || terms.includes(p)) || !parts.some((p) => terms.includes(p))) continue;
+    const phrase = parts.join(' ');
+    if (!glued.includes(phrase)) glued.push(phrase);
+  }
+  terms.push(...glued);
   // A query of nothing but function words ("of the and") is still searched for them, literally.
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
   const literals = [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w));
@@ -410,6 +431,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     unread,
     ...(runs.length ? { runs } : {}),
     ...(formOf.size ? { forms: Object.fromEntries(formOf) } : {}),
+    ...(glued.length ? { glued } : {}),
   };
 }
 

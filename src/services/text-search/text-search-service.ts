@@ -73,7 +73,7 @@ function colorCodes(colors: DominantColorsQuery): { code: string; weight: number
  */
 export function englishOf(q: ParsedQuery, original: string): string {
   if (q.language === 'en' || q.concepts.length === 0) return original;
-  return [...q.concepts.map((c) => c.concept.name), ...q.terms].join(' ');
+  return [...q.concepts.map((c) => c.concept.name), ...q.terms.filter((t) => !q.glued?.includes(t))].join(' ');
 }
 
 /** A query whose every code is a colour word's (its shade and family codes) and that has no other word. */
@@ -258,6 +258,8 @@ export class TextSearchService {
     const splits = (p: ParsedQuery) => p.language === 'de' || p.language === 'simple' || p.terms.some((t) => kanaWord.test(t));
     if (parsed?.ok) q = splits(parsed.query) ? await this.splitCompounds(c, parsed.query, legacyKana) : parsed.query;
     else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
+    // "🐶" or "!!!" is no empty text: the parser says what it lacks (h338: both were told their text was empty)
+    else if (parsed && !parsed.ok && parsed.error.message.startsWith('_text_data has no word')) throw bad(`query_record.${parsed.error.message}: give the words to search for (or _dominant_colors).`);
     else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
     // Without words, the colours' names form the query; beside words they only re-rank its candidates
     // (docs/api-decisions.md): as query codes they brought in records of that colour and nothing else.
@@ -367,7 +369,9 @@ export class TextSearchService {
       const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(formOf, t) && (present.has(formOf[t]!) || foundLegacy.has(formOf[t]!)));
       // a kana run inside a word the lexicon read (シャツ of Tシャツ, searched as written too) is that word's, which was read
       const ofConcept = (t: string) => runs.some((r) => r.word === t) && q.concepts.some((m) => m.text !== t && m.text.includes(t));
-      const unreadTerms = [...q.terms.filter((t) => !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t) && !ofConcept(t)), ...q.unread];
+      // a glued run's phrase ("b 1234" of "B-1234") is no word the client typed: its words are reported
+      const glued = new Set(q.glued ?? []);
+      const unreadTerms = [...q.terms.filter((t) => !glued.has(t) && !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t) && !ofConcept(t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
