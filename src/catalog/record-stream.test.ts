@@ -158,6 +158,45 @@ describe('JSON records', () => {
   });
 });
 
+describe('a file that changes while it is read', () => {
+  it('refuses a file that grows or shrinks under the reader, at its end, and reads a quiet one as before', async () => {
+    const fsp = await import('node:fs/promises');
+    for (const [name, change] of [
+      // a copy still being written: whole rows added after the reader took the first ones (exit 0 with part of them, h339)
+      ['grows.csv', (f: string) => fsp.appendFile(f, '5,6\n7,8\n')],
+      ['shrinks.csv', (f: string) => fsp.truncate(f, 8)],
+      ['grows.json', (f: string) => fsp.appendFile(f, ' ')],
+    ] as const) {
+      const file = await files.write(name, name.endsWith('.csv') ? 'a,b\n1,2\n3,4\n' : '[{"a":1},{"a":2}]');
+      const reader = name.endsWith('.csv') ? readCsvRecords(file) : readJsonRecords(file);
+      const err = await rejection(
+        (async () => {
+          let first = true;
+          for await (const _ of reader) {
+            void _;
+            if (first) await change(file);
+            first = false;
+          }
+        })(),
+      );
+      expect(err.where).toBeNull();
+      expect(err.problem).toMatch(/^changed while it was read \(\d+ bytes when the import began, \d+ at its end\)/);
+    }
+    const quiet = await files.write('quiet.csv', 'a,b\n1,2\n3,4\n');
+    expect((await collect(readCsvRecords(quiet))).map((r) => r.value)).toEqual([{ a: '1', b: '2' }, { a: '3', b: '4' }]);
+  });
+
+  it('says a UTF-16 file is UTF-16, with what to do, rather than "not UTF-8" at line 1', async () => {
+    for (const bom of [[0xff, 0xfe], [0xfe, 0xff]]) {
+      const text = Buffer.from('card,date,price,currency\n', 'utf16le');
+      const file = await files.write(`utf16-${bom[0]}.csv`, Buffer.concat([Buffer.from(bom), text]));
+      const err = await rejection(collect(readCsvRecords(file)));
+      expect(err.where).toBeNull();
+      expect(err.problem).toMatch(/^is UTF-16 text .*save it as UTF-8/);
+    }
+  });
+});
+
 describe('firstNonUtf8', () => {
   it('finds the first byte of no well-formed sequence, and leaves a sequence cut at the end to the next block', () => {
     expect(firstNonUtf8(Buffer.from('café 🃏'))).toBe(Buffer.from('café 🃏').length);

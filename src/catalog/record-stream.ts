@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { pipeline, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
@@ -51,28 +50,40 @@ const newlinesIn = (bytes: Uint8Array, end: number): number => {
   return n;
 };
 
+/** The two bytes a UTF-16 file starts with (little- or big-endian byte-order mark). */
+const utf16Bom = (head: Buffer): boolean => (head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff);
+
 /**
  * The file's text in chunks, gunzipped when it starts with gzip's magic bytes (whatever its
  * name), decoded as UTF-8 with a BOM dropped. Catalog files reach 54 MB unpacked, so nothing
- * here holds more than a chunk.
+ * here holds more than a chunk. A file that changes while it is read (a copy or download still
+ * being written) is refused at its end: what was read of it is no file anyone wrote, and a CSV
+ * cut between rows reads as a whole one (h339: 24,135 of a growing file's 143,086 rows imported, exit 0).
  */
 export async function* textChunks(file: string, progress?: ByteProgress): AsyncGenerator<string> {
-  let size: number;
+  let handle: FileHandle;
+  let before: { size: number; mtimeMs: number };
   let gzip: boolean;
   try {
-    size = (await stat(file)).size;
-    const handle = await open(file, 'r');
-    try {
-      const head = Buffer.alloc(2);
-      const { bytesRead } = await handle.read(head, 0, 2, 0);
-      gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
-    } finally {
-      await handle.close();
-    }
+    handle = await open(file, 'r');
   } catch (err) {
     throw new CatalogFileError(file, null, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
+  try {
+    // the size and time of the file this handle reads: one replaced by a rename meanwhile is read whole, as it was
+    before = await handle.stat();
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    gzip = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    // a spreadsheet's "Unicode text": every other byte 0, which the UTF-8 check called only "not UTF-8" at line 1
+    if (bytesRead === 2 && utf16Bom(head)) throw new CatalogFileError(file, null, 'is UTF-16 text (a spreadsheet\'s "Unicode text"): save it as UTF-8 (CSV UTF-8) and import that');
+  } catch (err) {
+    await handle.close();
+    if (err instanceof CatalogFileError) throw err;
+    throw new CatalogFileError(file, null, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const size = before.size;
+  const raw = handle.createReadStream({ start: 0, highWaterMark: 1 << 20, autoClose: false });
   let read = 0;
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -102,14 +113,19 @@ export async function* textChunks(file: string, progress?: ByteProgress): AsyncG
     } catch {
       throw new NotUtf8();
     }
+    const after = await handle.stat();
+    if (read !== size || after.size !== size || after.mtimeMs !== before.mtimeMs) {
+      throw new CatalogFileError(file, null, `changed while it was read (${size.toLocaleString('en-US')} bytes when the import began, ${after.size.toLocaleString('en-US')} at its end): import it once it is whole (a copy or download still being written?)`);
+    }
     if (tail) yield tail;
     progress?.(size, size);
   } catch (err) {
-    if (err instanceof NotUtf8) throw err;
+    if (err instanceof NotUtf8 || err instanceof CatalogFileError) throw err;
     if (gzip && (err as { code?: string }).code?.startsWith('Z_')) throw new CatalogFileError(file, null, `is not a complete gzip file (${(err as Error).message})`);
     throw new CatalogFileError(file, null, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   } finally {
     raw.destroy();
+    await handle.close();
   }
 }
 
