@@ -63,6 +63,27 @@ describe('Yu-Gi-Oh! cards.json (yaml-yugi)', () => {
   });
 });
 
+describe('another game\'s file under --kind yugioh', () => {
+  it('refuses a record with none of yaml-yugi\'s fields at its line, naming the game it looks like, rather than a card without printings', async () => {
+    const cases: [string, unknown[], RegExp][] = [
+      // a Scryfall file was read as 2 Yu-Gi-Oh! cards named like the Magic ones, exit 0 (h339)
+      ['scryfall.json', JSON.parse(await fs.readFile(fixture('mtg/scryfall-default-cards.json'), 'utf8')) as unknown[], /looks like a Magic card \(--kind mtg\)/],
+      ['pokemon.json', [{ id: 'base1-4', name: 'Charizard', supertype: 'Pokémon', set: 'base1', number: '4' }], /looks like a Pokémon card \(--kind pokemon\)/],
+      ['ygoprodeck.json', [{ id: 89631139, name: 'Blue-Eyes White Dragon', type: 'Normal Monster', card_sets: [{ set_code: 'LOB-001' }] }], /looks like a YGOPRODeck card/],
+      ['other.json', [{ name: 'Something' }], /\(a file of another --kind\?\)$/],
+    ];
+    for (const [name, records, said] of cases) {
+      const err = await catalogFileError(readYugioh(await files.write(name, JSON.stringify(records)), readContext()));
+      expect(err.where).toBe('line 1 (record 1)');
+      expect(err.problem).toMatch(/^is no yaml-yugi card: it has none of "sets_en", "sets_ja", "password", "konami_id", "card_type", "yugipedia_page_id"/);
+      expect(err.problem).toMatch(said);
+    }
+    // a yaml-yugi card with Japanese printings only, or with nothing but its type, is still one
+    const read = await readYugioh(await files.write('bare.json', JSON.stringify([{ name: 'Bare Card', card_type: 'Spell' }])), readContext());
+    expect([...read.cards.rows.keys()]).toEqual(['card|name-Bare Card']);
+  });
+});
+
 describe('Yu-Gi-Oh! printings_en.csv', () => {
   it('reads printings with their quirks: no code, placeholder codes, older codes, no rarity, no password, quoted names', async () => {
     const ctx = readContext();

@@ -36,7 +36,23 @@ function printingRow(card: { name: string; cardId: string; fields: Record<string
   };
 }
 
+/** Fields only a yaml-yugi card has; every card of its cards.json has several (all have `card_type` and `yugipedia_page_id`). */
+const YAML_YUGI_FIELDS = ['sets_en', 'sets_ja', 'password', 'konami_id', 'card_type', 'yugipedia_page_id'];
+
+/** Another game's card, told by a field its source always writes, for the message that refuses it. */
+function otherGame(f: Fields): string | null {
+  if (f.value.object === 'card' || f.has('uuid')) return 'a Magic card (--kind mtg)';
+  if (f.has('supertype') || (f.has('set') && f.has('number') && f.has('id'))) return 'a Pokémon card (--kind pokemon)';
+  if (f.has('card_sets')) return "a YGOPRODeck card, whose printings (card_sets) this importer does not read: yaml-yugi's cards.json or printings_en.csv is";
+  return null;
+}
+
 export function yugiohCardRows(f: Fields): CardRow[] {
+  // any array of objects with a "name" read as Yu-Gi-Oh! cards without printings: a Scryfall file under --kind yugioh was 2 cards, exit 0 (h339)
+  if (!YAML_YUGI_FIELDS.some((k) => k in f.value)) {
+    const other = otherGame(f);
+    fail(f.at, `is no yaml-yugi card: it has none of ${YAML_YUGI_FIELDS.map((k) => `"${k}"`).join(', ')}${other ? ` (it looks like ${other})` : ' (a file of another --kind?)'}`);
+  }
   const name = f.need('name');
   const password = f.text('password');
   const card = { name, cardId: cardIdOf(password, f.text('konami_id'), name), fields: f.rest('name', 'sets_en', 'sets_ja', 'file') };
