@@ -142,6 +142,12 @@ describe('price layouts', () => {
     expect(bad({ date: '0000-06-01' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "0000-06-01"$/);
     // a typo for 2024 would become the card's anchor and push its real prices out of 30d and 365d
     expect(bad({ date: '2204-01-21' })).toThrow(/^p\.csv line 7: "date" is in the future: "2204-01-21"$/);
+    // and its mirror: 0224 for 2024, or a spreadsheet's day 0, was a sale stored 1,800 years back (h339)
+    expect(bad({ date: '0224-01-05' })).toThrow(/^p\.csv line 7: "date" is before 1900-01-01, earlier than any card sale a price file records: "0224-01-05" \(a typo/);
+    expect(bad({ date: '1899-12-30' })).toThrow(/is before 1900-01-01/);
+    expect(bad({ date: '0001-01-01' })).toThrow(/is before 1900-01-01/);
+    expect(bad({ date: '1900-01-01' })).not.toThrow();
+    expect(bad({ date: '1900/01/02' })).not.toThrow();
     // tomorrow in UTC is already today east of it (UTC+14); the day after is not yet anywhere
     const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
     expect(bad({ date: day(0) })).not.toThrow();

@@ -101,6 +101,9 @@ function money(f: Fields, column: string): number | null {
  */
 const priced = (price: number | null): number | null => (price === 0 ? null : price);
 
+/** The earliest day a price may carry: no sale of a card dated before it is on record anywhere. */
+const EARLIEST_SALE = '1900-01-01';
+
 /** A day after tomorrow (UTC) has not happened anywhere yet. */
 const DAY_MS = 86_400_000;
 
@@ -114,6 +117,8 @@ function dateOf(f: Fields, column: string): string {
   const date = f.date(column) ?? fail(f.at, `"${column}" is missing`);
   const t = Date.parse(`${date}T00:00:00Z`);
   if (t > Date.now() + DAY_MS) fail(f.at, `"${column}" is in the future: "${f.text(column)}"`);
+  // the mirror of 2204: 0224 for 2024 (or 1899-12-30, a spreadsheet's day 0) was stored as a sale 1,800 years old (h339)
+  if (date < EARLIEST_SALE) fail(f.at, `"${column}" is before ${EARLIEST_SALE}, earlier than any card sale a price file records: "${f.text(column)}" (a typo for a later year, or a spreadsheet's empty date?)`);
   return date;
 }
 
