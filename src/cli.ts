@@ -65,7 +65,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     outage; docs/webhooks.md "Sending again")
   loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME] [--remove-missing [--force]]
                     (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
-                     csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
+                     csv: --csv F (or --cards F) --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise;
                     an import adds and updates cards; --remove-missing also removes the catalog's cards of the
                     same format that the file lacks, with their prices and reference images (more than a tenth

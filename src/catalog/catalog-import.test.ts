@@ -7,7 +7,7 @@ import { ServiceError } from '../services/errors.ts';
 import { CatalogService } from '../services/catalog-service.ts';
 import { CatalogKindConflict, RemoveMissingRefused } from '../store/catalog-store.ts';
 import { PriceStore } from '../store/price-store.ts';
-import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
+import { CATALOG_KINDS, CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
 import { parseColumnMap } from './formats/generic-csv.ts';
 import { normalizeName, normalizeNameBefore032, normalizeNameBefore035 } from './card-keys.ts';
 import { kanaVoicedNames } from '../store/migrations/032-kana-voiced-names.ts';
@@ -39,6 +39,9 @@ describe('which files an import takes', () => {
     expect(() => inputsOf('pokemon', { sets: 's.json' })).toThrow(new CatalogRequestError('--kind pokemon needs --cards'));
     expect(() => inputsOf('yugioh', { cards: 'c.json', csv: 'p.csv' })).toThrow(/takes one of --cards or --csv, not 2/);
     expect(() => inputsOf('sports', { csv: 'c.csv', sets: 's.json' })).toThrow(/does not take --sets/);
+    // every kind takes --cards, as the README's synopsis writes it; a shop's own game took only --csv or --file (h339)
+    for (const kind of CATALOG_KINDS) expect(inputsOf(kind, { cards: 'c' }), kind).toEqual({ main: 'c' });
+    expect(() => inputsOf('csv', { cards: 'c.csv', csv: 'c.csv' })).toThrow(/takes one of --csv or --file or --cards, not 2/);
   });
 });
 

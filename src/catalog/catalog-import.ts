@@ -68,7 +68,8 @@ const INPUTS: Record<CatalogKind, { main: (keyof CatalogFiles)[]; sets: boolean 
   yugioh: { main: ['cards', 'csv'], sets: false },
   sports: { main: ['csv', 'file', 'cards'], sets: false },
   comics: { main: ['file', 'cards', 'csv'], sets: false },
-  csv: { main: ['csv', 'file'], sets: false },
+  // --cards as the README's synopsis gives every kind (it was a usage error here alone, h339)
+  csv: { main: ['csv', 'file', 'cards'], sets: false },
 };
 
 /** The cards file of a request, checked against what its kind takes. */
