@@ -14,6 +14,14 @@ afterAll(() => files.remove());
 
 
 describe('Pokémon TCG data files', () => {
+  it('names a folder without card files as a folder, not "line 0 (record 1)" of it', async () => {
+    const empty = await fs.mkdtemp(`${files.dir}/empty-`);
+    await fs.writeFile(`${empty}/notes.txt`, 'no cards here');
+    const err = await catalogFileError(readPokemon({ cards: empty }, readContext()));
+    expect(err.where).toBeNull();
+    expect(err.message).toBe(`${empty}: is a folder that holds no .json files of cards (--cards takes a cards file, or the data project's folder of per-set files)`);
+  });
+
   it('reads cards and sets; a card takes its set name and release year', async () => {
     const ctx = readContext();
     const read = await readPokemon({ cards, sets }, ctx);

@@ -86,7 +86,8 @@ export async function readPokemon(files: { cards: string; sets?: string | undefi
   });
   // (an editor's or macOS's dot files beside them are no cards)
   const cardFiles = folder ? (await fsp.readdir(files.cards)).filter((n) => !n.startsWith('.') && n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(files.cards, n)) : [files.cards];
-  if (!cardFiles.length) fail({ file: files.cards, line: 0, index: 0, path: null }, 'the folder holds no .json files of cards');
+  // a folder has no line: it was named "line 0 (record 1)" (h339)
+  if (!cardFiles.length) throw new CatalogFileError(files.cards, null, 'is a folder that holds no .json files of cards (--cards takes a cards file, or the data project\'s folder of per-set files)');
   for (const file of cardFiles) {
     for await (const r of readJsonRecords(file, (read, size) => ctx.onBytes(file, read, size))) {
       const at = { file, line: r.line, index: r.index, path: r.path };
