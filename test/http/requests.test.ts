@@ -366,6 +366,36 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(huge).not.toHaveProperty('_upscaled_image_url');
   }, 180_000);
 
+  it("upscaler: a WebP or GIF cut-out keeps its transparency as a PNG; an animated GIF's status says only its first frame was upscaled (h340)", async () => {
+    // opaque in the middle, transparent around: both came back JPEGs flattened on white, with a plain OK
+    const cutout = await sharp({ create: { width: 24, height: 24, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24"><rect x="6" y="6" width="12" height="12" fill="#36c"/></svg>') }])
+      .png()
+      .toBuffer();
+    const frames = await sharp(Buffer.from(await photo(20, 60), 'base64')).raw().toBuffer();
+    const animated = await sharp(frames, { raw: { width: 20, height: 60, channels: 3, pageHeight: 20 } as never }).gif({ loop: 0 }).toBuffer();
+    const records = [
+      { _id: 'webp', _base64: (await sharp(cutout).webp({ lossless: true }).toBuffer()).toString('base64') },
+      { _id: 'gif', _base64: (await sharp(cutout).gif().toBuffer()).toString('base64') },
+      { _id: 'animated', _base64: animated.toString('base64') },
+    ];
+    const res = await h.request('POST', `${base}/`, { body: { type: 'upscaler', endpoint: 'upscale_2x', records } });
+    expect(res.statusCode, res.body).toBe(201);
+    const [webp, gif, anim] = (await waitDone(h, res.json().id, 120_000)).response!.records;
+    const read = async (r: Rec) => {
+      const url = new URL(r._upscaled_image_url as string);
+      const media = await h.app.inject({ method: 'GET', url: url.pathname + url.search });
+      return { type: media.headers['content-type'], ...(await sharp(media.rawPayload).ensureAlpha().extractChannel('alpha').raw().toBuffer({ resolveWithObject: true })) };
+    };
+    for (const r of [webp!, gif!]) {
+      expect(r, String(r._id)).toMatchObject({ _width: 24, _height: 24, _upscaled_width: 48, _upscaled_height: 48, _status: { code: 200, text: 'OK' } });
+      const alpha = await read(r);
+      expect([alpha.type, alpha.info.width, alpha.data[0], alpha.data[24 * 48 + 24]], String(r._id)).toEqual(['image/png', 48, 0, 255]);
+    }
+    expect(anim).toMatchObject({ _width: 20, _height: 20, _upscaled_width: 40, _upscaled_height: 40, _status: { code: 200, text: 'OK; the first of its 3 frames was upscaled: the result is a still image' } });
+    expect((await read(anim!)).type).toBe('image/jpeg');
+  }, 120_000);
+
   it('lists with filters and pages, newest first', async () => {
     const { token } = await h.newAccount();
     const ids: string[] = [];

@@ -36,7 +36,7 @@ export class UpscalerJob implements JobHandler {
       try {
         const r = await this.vision.upscale(await ctx.image(i), factor, ctx.signal);
         const url = await ctx.putMedia(Buffer.from(r.image), r.format);
-        records.push({ ...base, _width: r.width, _height: r.height, _upscaled_width: r.upscaledWidth, _upscaled_height: r.upscaledHeight, _upscaled_image_url: url, _model: r.model, _status: { code: 200, text: 'OK', request_id: ctx.requestId } });
+        records.push({ ...base, _width: r.width, _height: r.height, _upscaled_width: r.upscaledWidth, _upscaled_height: r.upscaledHeight, _upscaled_image_url: url, _model: r.model, _status: { code: 200, text: okText(r.frames), request_id: ctx.requestId } });
       } catch (err) {
         // stopping, or a result the disk would not take: the job goes back to the queue (h139)
         if (ctx.signal.aborted || err instanceof MediaWriteError) throw err;
@@ -47,4 +47,9 @@ export class UpscalerJob implements JobHandler {
     }
     return { records };
   }
+}
+
+/** An animated input is upscaled as its first frame: said, not left to a plain OK (h340). */
+function okText(frames: number | undefined): string {
+  return frames ? `OK; the first of its ${frames} frames was upscaled: the result is a still image` : 'OK';
 }

@@ -64,9 +64,11 @@ export interface UpscaleResult extends ImageSize {
   upscaledWidth: number;
   upscaledHeight: number;
   model: string;
-  /** The encoded result: PNG when the input was PNG (lossless in, lossless out), else JPEG. */
+  /** The encoded result: PNG when the input was PNG or had transparency, else JPEG. */
   image: ArrayBuffer;
   format: 'png' | 'jpg';
+  /** The input's frames when it was animated: only the first is upscaled, which the record's status says. */
+  frames?: number;
 }
 
 export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade' | 'read' | 'artwork' | 'label';

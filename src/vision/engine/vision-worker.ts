@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
 import { decodeRgb, type RgbImage } from '../../media/decode-rgb.ts';
+import { isHeic } from '../../media/heic-decode.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
 import { ClipModel } from '../clip/clip-model.ts';
@@ -327,11 +328,14 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
   const up = await model<Upscaler>(`upscale-x${f}`, () => loadUpscaler(f));
   const out = await up.upscale({ data: img.data, width: img.width, height: img.height });
   const meta = await sharp(Buffer.from(task.image)).metadata();
-  const png = meta.format === 'png';
+  // transparency comes back, scaled as the picture was (the model sees colours only): a cut-out card upscaled came back
+  // on an opaque colour and could no longer be graded as `transparent` (h257, PNG); a WebP, GIF, TIFF or AVIF cut-out
+  // came back a JPEG on white until h340. An iPhone's HEIC has no alpha sharp could decode (no HEVC decoder).
+  // A GIF always decodes with an alpha channel: only one that shows through makes a non-PNG input's result a PNG.
+  const alpha = meta.hasAlpha === true && !isHeic(meta) && (meta.format === 'png' || !(await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).stats()).isOpaque);
+  const png = meta.format === 'png' || alpha;
   let encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
-  // a PNG's transparency comes back, scaled as the picture was (the model sees colours only): a cut-out card upscaled
-  // came back on an opaque colour and could no longer be graded as `transparent` (h257)
-  if (png && meta.hasAlpha) {
+  if (alpha) {
     const alpha = await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).rotate().extractChannel('alpha').resize(out.width, out.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
     encoded = encoded.joinChannel(alpha, { raw: { width: out.width, height: out.height, channels: 1 } });
   }
@@ -344,6 +348,8 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
     model: up.model,
     image: ownBuffer(bytes),
     format: png ? 'png' : 'jpg',
+    // an animated GIF or WebP came back as its first frame with a plain OK (h340)
+    ...((meta.pages ?? 1) > 1 ? { frames: meta.pages } : {}),
   };
 }
 
