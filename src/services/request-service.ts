@@ -134,7 +134,8 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
-    for (const service of (await handler.servicesFor?.(endpoint)) ?? []) {
+    const stepServices = await handler.servicesFor?.(endpoint);
+    for (const service of stepServices ?? []) {
       if (!serviceEnabled(caller.services, service)) throw new ServiceError(403, 'service_not_enabled', `The ${service} service is not enabled for this account: the ${input.type} endpoint "${endpoint}" runs its endpoints.`);
     }
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
@@ -206,7 +207,9 @@ export class RequestService {
         type: input.type,
         endpoint,
         request,
-        options: { baseUrl: caller.baseUrl, pricePerRecord: price, inputErrors, ...(input.mode !== undefined ? { mode: input.mode } : {}), ...(input.front_weight !== undefined ? { frontWeight: input.front_weight } : {}) },
+        // the account's services as checked now, for a handler whose endpoint may change before it runs (a flow an
+        // administrator replaces: h340, faces ran for an account refused them)
+        options: { baseUrl: caller.baseUrl, pricePerRecord: price, inputErrors, ...(stepServices ? { services: [...caller.services] } : {}), ...(input.mode !== undefined ? { mode: input.mode } : {}), ...(input.front_weight !== undefined ? { frontWeight: input.front_weight } : {}) },
         charged: charge,
         webhook,
         expiresAt: Date.now() + this.settings.retentionMs,

@@ -396,6 +396,34 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await read(anim!)).type).toBe('image/jpeg');
   }, 120_000);
 
+  it("a flow replaced after the submit with a step whose service the account lacks runs none of it: the records' 403, refunded (h340: faces ran)", async () => {
+    await flow('swapped', { steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes' }] });
+    await flow('gone', { steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes' }] });
+    const acc = await h.newAccount(100, ['requests', 'image_matching']);
+    const rec = { _base64: await photo(32, 32) };
+    // no worker claims them while the flows change, as an administrator's change between a submit and its run
+    await services().queue.stop();
+    let swapped: string, gone: string;
+    try {
+      swapped = (await h.request('POST', `${base}/`, { token: acc.token, body: { type: 'flows', endpoint: 'swapped', records: [rec, rec] } })).json().id as string;
+      gone = (await h.request('POST', `${base}/`, { token: acc.token, body: { type: 'flows', endpoint: 'gone', records: [rec] } })).json().id as string;
+      expect((await h.app.loupe.accounts.getAccount(acc.account)).credits).toBe(97);
+      await flow('swapped', { steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes' }, { endpoint: 'identity/face' }] });
+      expect(await services().flows.delete('gone')).toBe(true);
+    } finally {
+      services().queue.start();
+    }
+    const records = (await waitDone(h, swapped, 60_000, acc.token)).response!.records;
+    expect(records.map((r) => r._status)).toEqual(Array(2).fill({ code: 403, text: 'The flow swapped was changed after the request was submitted: it now runs identity/face, and the identity service is not enabled for this account', request_id: swapped }));
+    expect(records[0]).not.toHaveProperty('face');
+    expect((await waitDone(h, gone, 60_000, acc.token)).response!.records[0]!._status).toMatchObject({ code: 404, text: 'The flow gone was deleted before the request ran' });
+    expect((await h.app.loupe.accounts.getAccount(acc.account)).credits).toBe(100);
+    // an account with the service runs the flow as it is now
+    const all = await h.newAccount(100, ['requests', 'image_matching', 'identity']);
+    const ok = await h.request('POST', `${base}/`, { token: all.token, body: { type: 'flows', endpoint: 'swapped', records: [rec] } });
+    expect((await waitDone(h, ok.json().id as string, 60_000, all.token)).response!.records[0]).toMatchObject({ _status: { code: 200 }, face: { _objects: [] } });
+  }, 120_000);
+
   it('lists with filters and pages, newest first', async () => {
     const { token } = await h.newAccount();
     const ids: string[] = [];

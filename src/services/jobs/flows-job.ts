@@ -4,6 +4,7 @@ import { pick } from '../../queue/job-runner.ts';
 import type { RequestStore } from '../../store/request-store.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { decodeHeic, isHeic } from '../../media/heic-decode.ts';
+import { serviceEnabled } from '../account-service.ts';
 import { ServiceError } from '../errors.ts';
 import { FlowDefinitionError, flowStepService, flowToJson, parseFlow, type FlowDefinition, type FlowStep } from '../flow-definition.ts';
 import type { ImageMatchingService } from '../image-matching-service.ts';
@@ -71,6 +72,7 @@ export class FlowsJob implements JobHandler {
 
   async run(ctx: JobContext): Promise<JobOutcome> {
     const flow = await this.flows.get(ctx.endpoint);
+    const refused = flow && refusedService(flow, ctx.options.services);
     const search: SearchContext = { requestId: ctx.requestId };
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
@@ -79,6 +81,10 @@ export class FlowsJob implements JobHandler {
       const base = pick(ctx.records[i]!);
       if (!flow) {
         records.push({ ...base, _status: { code: 404, text: `The flow ${ctx.endpoint} was deleted before the request ran`, request_id: ctx.requestId } });
+        continue;
+      }
+      if (refused) {
+        records.push({ ...base, _status: { code: 403, text: `The flow ${ctx.endpoint} was changed after the request was submitted: it now runs ${refused.step}, and the ${refused.service} service is not enabled for this account`, request_id: ctx.requestId } });
         continue;
       }
       records.push(await this.runRecord(ctx, search, flow, i, base));
@@ -149,6 +155,19 @@ export class FlowsJob implements JobHandler {
       }
     }
   }
+}
+
+/**
+ * A step of the flow as it is now whose service the account did not have at submit: the submit checked the flow as it
+ * was then, and an administrator may have replaced it since. Requests stored before h340 kept no services: not checked.
+ */
+function refusedService(flow: FlowDefinition, services: unknown): { step: string; service: string } | undefined {
+  if (!Array.isArray(services)) return undefined;
+  for (const step of flow.steps) {
+    const service = flowStepService[step.endpoint];
+    if (!serviceEnabled(services as string[], service)) return { step: step.endpoint, service };
+  }
+  return undefined;
 }
 
 function failedStep(r: StepRecord): boolean {
