@@ -181,7 +181,7 @@ function fieldsOf(r: StepRecord): Record<string, unknown> {
 }
 
 /** The box of an object, in the pixels the detector reported (EXIF orientation applied). */
-async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
+export async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
   const [x0, y0, x1, y1] = box.map((v) => Math.max(0, Math.round(v))) as [number, number, number, number];
   // The image already passed the detector's pixel limit; orientation must match its boxes.
   let meta = await sharp(bytes).metadata();
@@ -201,6 +201,8 @@ async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
   return open()
     .rotate()
     .extract({ left, top, width: Math.max(1, Math.min(x1, width) - left), height: Math.max(1, Math.min(y1, height) - top) })
+    // on white, as every step sees a whole image (decode-rgb.ts): JPEG's own flattening made a cut-out's crop black (h340)
+    .flatten({ background: '#ffffff' })
     .jpeg({ quality: 92 })
     .toBuffer();
 }
