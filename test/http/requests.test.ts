@@ -396,6 +396,12 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await read(anim!)).type).toBe('image/jpeg');
   }, 120_000);
 
+  it('upscaler takes its endpoint with a leading /, as card-grader and collectibles-recognition do (h340: 400 unknown_endpoint)', async () => {
+    const res = await h.request('POST', `${base}/`, { body: { type: 'upscaler', endpoint: '/upscale_3x', records: [{ _base64: await photo(10, 8) }] } });
+    expect([res.statusCode, res.json().request?.endpoint], res.body).toEqual([201, '/upscale_3x']);
+    expect((await waitDone(h, res.json().id as string)).response!.records[0]).toMatchObject({ _upscaled_width: 30, _upscaled_height: 24, _status: { code: 200 } });
+  });
+
   it("a flow replaced after the submit with a step whose service the account lacks runs none of it: the records' 403, refunded (h340: faces ran)", async () => {
     await flow('swapped', { steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes' }] });
     await flow('gone', { steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes' }] });

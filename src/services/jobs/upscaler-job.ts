@@ -5,6 +5,8 @@ import { failure, type VisionService } from '../vision-service.ts';
 
 const factors = { upscale_2x: 2, upscale_3x: 3, upscale_4x: 4, upscale_8x: 8 } as const;
 type UpscaleEndpoint = keyof typeof factors;
+/** A leading `/` is accepted, as card-grader's and collectibles-recognition's endpoints take it (h340: 400 here alone). */
+const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
 
 /**
  * `type: upscaler`: super-resolution of each record's image with ESRGAN (slim, from
@@ -18,7 +20,7 @@ export class UpscalerJob implements JobHandler {
   constructor(private readonly vision: VisionService) {}
 
   accepts(endpoint: string): boolean {
-    return Object.hasOwn(factors, endpoint);
+    return Object.hasOwn(factors, endpointOf(endpoint));
   }
 
   endpoints(): string[] {
@@ -26,7 +28,7 @@ export class UpscalerJob implements JobHandler {
   }
 
   async run(ctx: JobContext): Promise<JobOutcome> {
-    const factor = factors[ctx.endpoint as UpscaleEndpoint];
+    const factor = factors[endpointOf(ctx.endpoint) as UpscaleEndpoint];
     const records: Record<string, unknown>[] = [];
     // One image at a time: each already keeps a whole long-task thread busy.
     for (let i = 0; i < ctx.records.length; i++) {
