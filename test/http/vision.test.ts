@@ -221,6 +221,28 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(res.json().status.code).toBe(403);
   });
 
+  it('a parameter the endpoint does not take is 400 naming it, not ignored, and not charged (h341)', async () => {
+    const a = await h.newAccount(5);
+    const credits = async () => (await h.app.loupe.accounts.getAccount(a.account)).credits;
+    const rec = { _id: 'x', _base64: b64('faces/happy.jpg') };
+    for (const [url, extra, named] of [
+      // a misspelt option gave the whole view's faces without a word
+      ['/identity/v2/face', { small_face: true }, 'small_face'],
+      // the face endpoint's own option means nothing to the person detector
+      ['/identity/v2/person', { small_faces: true }, 'small_faces'],
+      // a collection method's parameter: every field came back, as if it had been read
+      ['/photo/v2/descriptor', { fields_to_return: ['_id'] }, 'fields_to_return'],
+    ] as const) {
+      const res = await h.request('POST', url, { body: { records: [rec], ...extra }, token: a.token });
+      expect([res.statusCode, res.json().code, res.json().errors], url).toEqual([400, 'invalid_request', [{ field: named, message: 'not a parameter of this method' }]]);
+      expect(res.json().detail, url).toMatch(new RegExp(`^${url.slice(1)} has no parameter ${named}: it takes records`));
+    }
+    expect(await credits()).toBe(5);
+    // what each endpoint takes is still read
+    const ok = await h.request('POST', '/identity/v2/face', { body: { records: [rec], small_faces: false }, token: a.token });
+    expect([ok.statusCode, ok.json().records[0]._id]).toEqual([200, 'x']);
+  });
+
   it('a record that is not an object is its own 400, the records beside it read, on every vision endpoint (h336: the request\'s 400)', async () => {
     const said = (i: number, kind: string) => `Error Loading Image: records[${i}] must be an object (an image record with _url, _base64 or _file), not ${kind}`;
     const res = await h.request('POST', '/photo/v2/descriptor', { body: { records: [null, { _id: 'watch', _base64: b64('caltech101/watch/image_0001.jpg') }, 5, [1]] } });

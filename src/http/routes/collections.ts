@@ -7,6 +7,7 @@ import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { envelopeResponses, ImageRecordInput, okOnly, recordsAnsweredEach, SearchEnvelope, UpdateRecordInput, type Answers } from '../schemas/search.ts';
 import { parseJsonBody } from '../json-body.ts';
+import { refuseUnknownParameters } from '../unknown-parameters.ts';
 
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 409, 413, 415, 429, 503];
@@ -67,17 +68,9 @@ const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ??
  */
 const commonParameters = ['query_record', 'k', 'from', 'records', 'fields_to_return', 'filter', 'cand_set_size', 'product_field'];
 
-/**
- * A body's top-level names that are neither the method's own nor common: `sort`, `skip`, or `filters` for `filter`
- * were ignored, and the answer looked like one to the request the client meant (h273).
- */
+/** A body's top-level names that are neither the method's own nor common are 400 naming them (h273). */
 function unknownParameters(url: string, schema: ReturnType<typeof Type.Object>, body: unknown): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const own = Object.keys(schema.properties);
-  const unknown = Object.keys(body).filter((k) => !own.includes(k) && !commonParameters.includes(k));
-  if (!unknown.length) return;
-  const shown = unknown.slice(0, 5).map((k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k));
-  throw badRequest(`${url.slice(1)} has no parameter ${shown.join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}: it takes ${own.join(', ')} (docs/api-decisions.md).`, unknown.slice(0, 20).map((field) => ({ field, message: 'not a parameter of this method' })));
+  refuseUnknownParameters(url.slice(1), Object.keys(schema.properties), body, commonParameters);
 }
 
 /** Every base of every collection type, each with the types it serves. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { refuseUnknownParameters } from '../unknown-parameters.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -24,6 +25,14 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   const envelope = true;
   // a record that is no object is its own 400 `Error Loading Image: records[i] must be an object …` (h336: the request's 400)
   const records = recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, eachWithStatus(config.limits.hashRecords));
+  const imagesBody = Type.Object({ records });
+  const faceBody = Type.Object({
+    records,
+    small_faces: Type.Optional(Type.Boolean({ description: 'Not in the spec (Loupe): also look at a photo of 1,500 px or more in 3 × 3 tiles, for faces under about 6 % of its long side (a wide group shot). About 4× the time on a 12-MP photo. Default false.' })),
+  });
+  // a name the endpoint does not take is 400 naming it, as on collections: `small_face: true` or `fields_to_return`
+  // were ignored and the answer looked like one to the request the client meant (h341)
+  const takesOnly = (endpoint: string, body: ReturnType<typeof Type.Object>) => async (request: { body: unknown }) => refuseUnknownParameters(endpoint, Object.keys(body.properties), request.body);
 
   app.post('/photo/v2/descriptor', {
     config: { service: 'descriptor', envelope, storesNothing: true, price: 'descriptor.descriptor' },
@@ -33,7 +42,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
       security,
       summary: 'Image embeddings (descriptors) of up to 10 images',
       description: 'Each record gets `_descriptor`, the L2-normalised embedding of the default model (see `descriptor_model` and docs/models.md); compare two with the dot product (cosine).',
-      body: Type.Object({ records }),
+      body: imagesBody,
       response: envelopeResponses(
         Type.Object({
           status: EnvelopeStatus,
@@ -45,6 +54,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
         errorStatuses,
       ),
     },
+    preValidation: takesOnly('photo/v2/descriptor', imagesBody),
     handler: async (request) => vision.descriptor({ requestId: request.id }, request.body.records),
   });
 
@@ -55,19 +65,18 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
       tags: ['identity'],
       security,
       summary: 'Faces in up to 10 images (beta)',
-      body: Type.Object({
-        records,
-        small_faces: Type.Optional(Type.Boolean({ description: 'Not in the spec (Loupe): also look at a photo of 1,500 px or more in 3 × 3 tiles, for faces under about 6 % of its long side (a wide group shot). About 4× the time on a 12-MP photo. Default false.' })),
-      }),
+      body: faceBody,
       response: envelopeResponses(Detections, answers, errorStatuses),
     },
+    preValidation: takesOnly('identity/v2/face', faceBody),
     handler: async (request) => vision.faces({ requestId: request.id }, request.body.records, { smallFaces: request.body.small_faces === true }),
   });
 
   app.post('/identity/v2/person', {
     config: { service: 'identity', envelope, storesNothing: true, price: 'identity.person' },
     bodyLimit: config.limits.matchBodyBytes,
-    schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: Type.Object({ records }), response: envelopeResponses(Detections, answers, errorStatuses) },
+    schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: imagesBody, response: envelopeResponses(Detections, answers, errorStatuses) },
+    preValidation: takesOnly('identity/v2/person', imagesBody),
     handler: async (request) => vision.persons({ requestId: request.id }, request.body.records),
   });
 }
