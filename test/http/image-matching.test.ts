@@ -183,6 +183,16 @@ describe('image matching', () => {
     expect(md5.statusCode).toBe(400);
     expect(md5.json().errors[0]).toMatchObject({ field: 'hash_type', message: 'must be one of "bmh1", "phash"' });
     expect((await h.request('POST', im('visual_hash'), { body: { records: [] } })).statusCode).toBe(400);
+    // a name the method does not take is 400 naming it (h341: `hash_typ` was ignored and both hashes came back)
+    for (const [method, body, name] of [
+      ['visual_hash', { records: [{ _base64: 'AAAA' }], hash_typ: 'phash' }, 'hash_typ'],
+      ['remove_duplicates', { records: [{ _base64: 'AAAA' }], threshold: 5 }, 'threshold'],
+      ['rank_images', { query_record: { _base64: 'AAAA' }, records: [{ _base64: 'AAAA' }], k: 3 }, 'k'],
+    ] as const) {
+      const typo = await h.request('POST', im(method), { body });
+      expect(typo.statusCode, method).toBe(400);
+      expect(typo.json(), method).toMatchObject({ code: 'invalid_request', detail: expect.stringContaining(`image_matching/v2/${method} has no parameter ${name}`), errors: [{ field: name }] });
+    }
   });
 
   describe('a bad record gets its own 400 status; the others are still processed', () => {
