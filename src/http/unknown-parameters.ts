@@ -12,3 +12,9 @@ export function refuseUnknownParameters(endpoint: string, own: readonly string[]
   const shown = unknown.slice(0, 5).map((k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k));
   throw badRequest(`${endpoint} has no parameter ${shown.join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}: it takes ${own.join(', ')} (docs/api-decisions.md).`, unknown.slice(0, 20).map((field) => ({ field, message: 'not a parameter of this method' })));
 }
+
+/** A route's `preValidation` that refuses the names {@link refuseUnknownParameters} refuses, for an endpoint taking `own`. */
+export const takesOnly =
+  (endpoint: string, own: readonly string[]) =>
+  async (request: { body: unknown }): Promise<void> =>
+    refuseUnknownParameters(endpoint, own, request.body);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { refuseUnknownParameters } from '../unknown-parameters.ts';
+import { takesOnly } from '../unknown-parameters.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -30,9 +30,8 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
     records,
     small_faces: Type.Optional(Type.Boolean({ description: 'Not in the spec (Loupe): also look at a photo of 1,500 px or more in 3 × 3 tiles, for faces under about 6 % of its long side (a wide group shot). About 4× the time on a 12-MP photo. Default false.' })),
   });
-  // a name the endpoint does not take is 400 naming it, as on collections: `small_face: true` or `fields_to_return`
-  // were ignored and the answer looked like one to the request the client meant (h341)
-  const takesOnly = (endpoint: string, body: ReturnType<typeof Type.Object>) => async (request: { body: unknown }) => refuseUnknownParameters(endpoint, Object.keys(body.properties), request.body);
+  // Each route's preValidation (takesOnly): a name the endpoint does not take is 400 naming it, as on collections:
+  // `small_face: true` or `fields_to_return` were ignored and the answer looked like one to the request meant (h341)
 
   app.post('/photo/v2/descriptor', {
     config: { service: 'descriptor', envelope, storesNothing: true, price: 'descriptor.descriptor' },
@@ -54,7 +53,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
         errorStatuses,
       ),
     },
-    preValidation: takesOnly('photo/v2/descriptor', imagesBody),
+    preValidation: takesOnly('photo/v2/descriptor', Object.keys(imagesBody.properties)),
     handler: async (request) => vision.descriptor({ requestId: request.id }, request.body.records),
   });
 
@@ -68,7 +67,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
       body: faceBody,
       response: envelopeResponses(Detections, answers, errorStatuses),
     },
-    preValidation: takesOnly('identity/v2/face', faceBody),
+    preValidation: takesOnly('identity/v2/face', Object.keys(faceBody.properties)),
     handler: async (request) => vision.faces({ requestId: request.id }, request.body.records, { smallFaces: request.body.small_faces === true }),
   });
 
@@ -76,7 +75,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
     config: { service: 'identity', envelope, storesNothing: true, price: 'identity.person' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: imagesBody, response: envelopeResponses(Detections, answers, errorStatuses) },
-    preValidation: takesOnly('identity/v2/person', imagesBody),
+    preValidation: takesOnly('identity/v2/person', Object.keys(imagesBody.properties)),
     handler: async (request) => vision.persons({ requestId: request.id }, request.body.records),
   });
 }

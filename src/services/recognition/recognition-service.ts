@@ -858,7 +858,7 @@ const latinOnly = (catalog: CatalogSummary): boolean => catalog.kind === 'pokemo
  * cards is in the catalog).
  */
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
-  return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
+  return !(latinOnly(catalog) && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
 
 /**

@@ -336,8 +336,8 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
   const png = meta.format === 'png' || alpha;
   let encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
   if (alpha) {
-    const alpha = await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).rotate().extractChannel('alpha').resize(out.width, out.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
-    encoded = encoded.joinChannel(alpha, { raw: { width: out.width, height: out.height, channels: 1 } });
+    const channel = await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).rotate().extractChannel('alpha').resize(out.width, out.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
+    encoded = encoded.joinChannel(channel, { raw: { width: out.width, height: out.height, channels: 1 } });
   }
   const bytes = await (png ? encoded.png({ compressionLevel: 6 }) : encoded.jpeg({ quality: 92, chromaSubsampling: '4:4:4' })).toBuffer();
   return {

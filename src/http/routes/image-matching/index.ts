@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../services/errors.ts';
-import { refuseUnknownParameters } from '../../unknown-parameters.ts';
+import { takesOnly } from '../../unknown-parameters.ts';
 import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, eachWithStatus, recordsAnsweredEach, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
@@ -16,9 +16,8 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
   const { imageMatching, config } = app.loupe;
   const ctx = (requestId: string) => ({ requestId });
   const envelope = true;
-  // a name the endpoint does not take is 400 naming it, as on collections and the vision endpoints: `hash_typ` was
-  // ignored and both hashes came back, an answer like one to the request the client meant (h341)
-  const takesOnly = (endpoint: string, own: readonly string[]) => async (request: { body: unknown }) => refuseUnknownParameters(`image_matching/v2/${endpoint}`, own, request.body);
+  // a name the endpoint does not take is 400 naming it (takesOnly), as on collections and the vision endpoints: `hash_typ`
+  // was ignored and both hashes came back, an answer like one to the request the client meant (h341)
 
   const Ping = Type.Object({ status: EnvelopeStatus, _service_info: Type.Object({ _name: Type.String(), _info: Type.String() }) });
   for (const method of ['GET', 'POST'] as const) {
@@ -44,7 +43,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       }),
       response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
-    preValidation: takesOnly('visual_hash', ['records', 'hash_type']),
+    preValidation: takesOnly('image_matching/v2/visual_hash', ['records', 'hash_type']),
     handler: async (request) => imageMatching.visualHash(ctx(request.id), request.body.records, request.body.hash_type),
   });
 
@@ -62,7 +61,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       }),
       response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
-    preValidation: takesOnly('remove_duplicates', ['records', 'hash_type', 'range']),
+    preValidation: takesOnly('image_matching/v2/remove_duplicates', ['records', 'hash_type', 'range']),
     handler: async (request) => {
       const hashType = request.body.hash_type ?? 'bmh1';
       const range = request.body.range ?? 0;
@@ -99,7 +98,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         errorStatuses,
       ),
     },
-    preValidation: takesOnly('rank_images', ['query_record', 'records', 'hash_type']),
+    preValidation: takesOnly('image_matching/v2/rank_images', ['query_record', 'records', 'hash_type']),
     handler: async (request) => imageMatching.rankImages(ctx(request.id), request.body.query_record, request.body.records, request.body.hash_type ?? 'bmh1'),
   });
 }
