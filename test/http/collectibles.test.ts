@@ -538,6 +538,40 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect((slab._objects as unknown as Obj[])[1]).toMatchObject({ name: 'Slab Label', _identification: { best_match: { grade: 7.5, certificate_number: '0010538585' } } });
   }, 180_000);
 
+  it("refuses an identification option or hint asked of an endpoint that takes only records, before anything is charged (s74: ignored, so price_stats came back without prices)", async () => {
+    const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
+    for (const [url, body, text] of [
+      ['card_ocr_id', { price_stats: true }, '`price_stats` is an option of /tcg_id, /sport_id, /comics_id: /card_ocr_id takes only "records" and would answer without it.'],
+      ['card_ocr_id', { priceStats: true }, 'priceStats (`price_stats`) is an option of'],
+      ['slab_id', { analyze_all: true }, '`analyze_all` is an option of /tcg_id, /sport_id, /comics_id: /slab_id takes only "records"'],
+      ['detect', { set_code: 'MEW' }, '`set_code` is a hint of /tcg_id, /sport_id, /comics_id: /detect takes only "records"'],
+      ['process', { magic_ai: true }, '`magic_ai` is an option of /sport_id: /process'],
+      ['slab_grade', { records: [{ _base64: photoCard, include_mtg_digital: true }] }, 'records[0].include_mtg_digital is an option of /tcg_id: /slab_grade takes only "records"'],
+    ] as const) {
+      const res = await h.request('POST', `/collectibles/v2/${url}`, { body: { records: [{ _base64: photoCard }], ...body } });
+      expect([res.statusCode, res.json().detail], `${url} ${text}`).toEqual([400, expect.stringContaining(text)]);
+    }
+    // asynchronously too, beside the records or in one, where a record's options are otherwise read
+    for (const [body, text] of [
+      [{ records: [{ _base64: photoCard, price_stats: true }] }, 'records[0].price_stats is an option of /tcg_id, /sport_id, /comics_id: /card_ocr_id takes only "records"'],
+      [{ records: [{ _base64: photoCard }], lang: true }, '`lang` is an option of /tcg_id, /comics_id: /card_ocr_id takes only "records"'],
+    ] as const) {
+      const res = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', ...body } });
+      expect([res.statusCode, res.json().detail], text).toEqual([400, expect.stringContaining(text)]);
+    }
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
+    // false asks for nothing (request builders send every option), a shop's own fields are its own, and a slab endpoint
+    // asked for the slab answers it: none is refused
+    const blank = (await sharp({ create: { width: 300, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
+    for (const [url, body] of [
+      ['card_ocr_id', { price_stats: false, records: [{ _base64: blank, sku: 'A-1', set_code: 'MEW', lang: 'en' }] }],
+      ['slab_id', { slab_id: true, records: [{ _base64: blank, slab_grade: true }] }],
+    ] as const) {
+      const res = await h.request('POST', `/collectibles/v2/${url}`, { body });
+      expect([res.statusCode, res.json().records?.[0]?._status.code], `${url} ${res.body.slice(0, 300)}`).toEqual([404, 404]);
+    }
+  });
+
   it('card_ocr_id: the card and a slab label read, and what their text says; fields not read are null', async () => {
     const res = await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }, { _id: 'card', _base64: photoCard }] } });
     expect(res.statusCode).toBe(200);

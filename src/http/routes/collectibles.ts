@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
+import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, notTakenHere, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
@@ -33,6 +33,31 @@ function declaredOptions<K extends string>(body: Record<string, unknown>, keys: 
   }
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }
+
+/**
+ * `/card_ocr_id`, `/slab_id`, `/slab_grade`, `/detect` and `/process` take only `records` (document 3 §4): an
+ * identification endpoint's option or hint asked of them, beside the records or (an option) in one, is refused before
+ * anything is read or charged, as the answer would look like one to it. Other names are the shop's own and left be.
+ */
+const onlyRecords =
+  (path: string) =>
+  async (request: { body: unknown }): Promise<void> => {
+    const body = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+    for (const [key, value] of Object.entries(body)) {
+      const why = key === 'records' ? undefined : notTakenHere(path, key, key, value);
+      if (why) throw new ServiceError(400, 'invalid_request', why, [{ field: key, message: `not taken by ${path}` }]);
+    }
+    const records: unknown = (body as { records?: unknown }).records;
+    if (!Array.isArray(records)) return;
+    for (const [i, record] of records.entries()) {
+      if (record === null || typeof record !== 'object' || Array.isArray(record)) continue;
+      for (const [key, value] of Object.entries(record as Record<string, unknown>)) {
+        const why = notTakenHere(path, `records[${i}].${key}`, key, value, true);
+        if (why) throw new ServiceError(400, 'invalid_request', why, [{ field: `records[${i}].${key}`, message: `not taken by ${path}` }]);
+      }
+    }
+  };
 
 /** What the document says of an option (docs/api-decisions.md "Options" has the whole of it). */
 const OPTION_NOTES: Record<string, string> = {
@@ -148,6 +173,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   app.post('/card_ocr_id', {
     config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.card_ocr_id' },
     bodyLimit: config.limits.matchBodyBytes,
+    preValidation: onlyRecords('/card_ocr_id'),
     schema: {
       tags: ['collectibles'],
       security,
@@ -176,6 +202,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     app.post(path, {
       config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
+      preValidation: onlyRecords(path),
       schema: {
         tags: ['collectibles'],
         security,
@@ -195,6 +222,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     app.post(path, {
       config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
+      preValidation: onlyRecords(path),
       schema: {
         tags: ['collectibles'],
         security,

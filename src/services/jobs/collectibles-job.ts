@@ -1,7 +1,7 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, notTakenHere, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
 import type { RecognitionService } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
@@ -58,6 +58,13 @@ export class CollectiblesJob implements JobHandler {
     // `mode` and `front_weight` say nothing to recognition: accepted and left be, as on every endpoint they say nothing
     // to (request builders send them always; h257: refused here alone)
     // a synchronous body copied as it is would lose its options without a word
+    // `card_ocr_id` and the slab endpoints take no option at all (document 3 §4: "only records"), wherever it is sent
+    if (!endpoints[endpointOf(endpoint)]?.family) {
+      for (const key of options.rootKeys ?? []) {
+        const why = notTakenHere(`/${endpointOf(endpoint)}`, key, key, true);
+        if (why) return refusal(key, why);
+      }
+    }
     const misplaced = options.rootKeys?.find((k) => recordKeys.has(k));
     // analyze_all's own words: sent in a record it reads the largest card only, which the advice to move it there hid (h108)
     if (misplaced === 'analyze_all') {
@@ -80,7 +87,15 @@ export class CollectiblesJob implements JobHandler {
    */
   validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
-    if (!family || slab) return undefined;
+    if (!family || slab) {
+      for (const [i, rec] of records.entries()) {
+        for (const [key, value] of Object.entries(rec)) {
+          const why = notTakenHere(`/${endpointOf(endpoint)}`, `records[${i}].${key}`, key, value, true);
+          if (why) return refusal(`records[${i}].${key}`, why);
+        }
+      }
+      return undefined;
+    }
     const flags = optionsOf(family);
     const hints = recordHints(family);
     const names = [...flags, ...hints];

@@ -166,6 +166,34 @@ export function meantName(key: string, names: readonly string[]): string | undef
 /** `meantName`'s refusal: the name to use (a hint where `hints`, the endpoint's `recordHints`, hold it), and where it goes. */
 export const misspeltMessage = (field: string, meant: string, hints: readonly string[], where: string): string => `${field} is not ${hints.includes(meant) ? 'a hint' : 'an option'}: it is \`${meant}\`, ${where}.`;
 
+const IDENTIFYING = [
+  ['/tcg_id', TCG_OPTIONS, recordHints(TCG)],
+  ['/sport_id', SPORT_OPTIONS, recordHints(SPORT)],
+  ['/comics_id', COMICS_OPTIONS, recordHints(COMICS)],
+] as const;
+const IDENTIFYING_NAMES = [...new Set(IDENTIFYING.flatMap(([, options, hints]) => [...options, ...hints]))];
+const IDENTIFYING_OPTIONS: readonly string[] = ALL_OPTIONS;
+
+/**
+ * Why `/card_ocr_id`, `/slab_id`, `/slab_grade`, `/detect` and `/process` refuse `key` (document 3 §4: "only `records`"),
+ * or undefined: an identification endpoint's option or hint (or one written another way) asking for something. It was
+ * ignored, so `price_stats: true` answered without prices as if the call had none to give (seventy-fourth session).
+ * `false`, `null` and `""` ask for nothing and pass, as request builders that send every option write them.
+ */
+export function notTakenHere(endpoint: string, field: string, key: string, value: unknown, inRecord = false): string | undefined {
+  if (value === false || value === null || value === undefined || value === '') return undefined;
+  // a record's other fields are the shop's own (`set_code`, `lang` kept on its rows): only an option asked for is refused there
+  if (inRecord && value !== true) return undefined;
+  const names = inRecord ? IDENTIFYING_OPTIONS : IDENTIFYING_NAMES;
+  const meant = names.includes(key) ? key : meantName(key, names);
+  // what the slab endpoints do in any case: asked of them, it is answered
+  if (!meant || (/^\/?slab_(id|grade)$/.test(endpoint) && meant.startsWith('slab_'))) return undefined;
+  const takers = IDENTIFYING.filter(([, options, hints]) => (options as readonly string[]).includes(meant) || hints.includes(meant)).map(([path]) => path);
+  const what = IDENTIFYING.some(([, options]) => (options as readonly string[]).includes(meant)) ? 'an option' : 'a hint';
+  const named = meant === key ? (field === key ? `\`${key}\`` : field) : `${field} (\`${meant}\`)`;
+  return `${named} is ${what} of ${takers.join(', ')}: ${endpoint} takes only "records" and would answer without it.`;
+}
+
 /**
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
  * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too; a comic's `lang` is
