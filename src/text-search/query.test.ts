@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conceptCodesIn, indexWords, maxQueryChars, maxQueryWords, parseQuery, withoutArabicArticle, type ParsedQuery } from './query.ts';
+import { conceptCodesIn, indexWords, joinedForms, maxQueryChars, maxQueryWords, parseQuery, withoutArabicArticle, type ParsedQuery } from './query.ts';
 import { detectLanguage } from './query-language.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
@@ -183,6 +183,22 @@ describe('parseQuery: text terms', () => {
     expect(q.concepts.map((c) => c.concept.name)).toEqual(['red', 'car', 'footwear']);
     expect(q.codes.map((c) => c.code).sort()).toEqual(['xifootwear', 'xkred', 'xocar', 'xpocarred']);
     expect(parsed('tower tower').terms).toEqual(['tower']);
+  });
+});
+
+describe('joined forms of glued runs', () => {
+  it('writes a run of two to four words glued by a hyphen, dot, slash or underscore as one word, numbers alone left apart', () => {
+    expect(joinedForms(foldText('Wi-Fi router, A-1234, e-mail, U.S.A., snake_case, 2023-12-01, 3.5 A, a-b-c-d-e')).map((f) => f.joined)).toEqual(['wifi', 'a1234', 'email', 'usa', 'snakecase']);
+    // a script written without spaces, or runs too long for a word, are not joined
+    expect(joinedForms(foldText('ポケモン-カード abcdefghijklm-nopqrstuvwxyz'))).toEqual([]);
+    expect(indexWords('Wi-Fi router').split(' ')).toEqual(['wi', 'fi', 'router', 'wifi']);
+  });
+
+  it('searches a glued run of the query as one word too, never reported as a word of its own', () => {
+    const q = parsed('Wi-Fi router');
+    expect(q.terms).toEqual(expect.arrayContaining(['wi', 'fi', 'router', 'wifi']));
+    expect(q.joined).toEqual({ wifi: ['wi', 'fi'] });
+    expect(parsed('wifi').joined).toBeUndefined();
   });
 });
 

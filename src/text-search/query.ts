@@ -78,6 +78,11 @@ export interface ParsedQuery {
    * reported unread.
    */
   glued?: string[];
+  /**
+   * Glued runs written as one word (`joinedForms`: "Wi-Fi" → `wifi`), in `terms`, each with its words: no word the
+   * client typed, so never reported unread, and its words are read when it is found.
+   */
+  joined?: Record<string, string[]>;
   /** Words as an earlier release's fold spelled them (in `terms` while rows await re-tokenising), each with its word now. */
   legacy?: Record<string, string>;
 }
@@ -240,7 +245,29 @@ export function indexWords(input: string): string {
     }
     out.push(...runs);
   }
+  out.push(...joinedForms(folded).map((f) => f.joined));
   return out.join(' ');
+}
+
+const joinablePart = /^[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}\p{N}]+$/u;
+const digitsOnly = /^\p{N}+$/u;
+
+/**
+ * Each run of two to four words glued by a hyphen, dot, slash or underscore, written as one word ("Wi-Fi" → `wifi`,
+ * "A-1234" → `a1234`, "e-mail" → `email`): what a shop writes joined, a buyer writes apart and the other way, and
+ * neither found the other (s73 noticed: "wifi" did not find "Wi-Fi", nor "A1234" "A-1234"). A record's text holds the
+ * joined word beside its parts (TOKENS_VERSION 19); a query searches it beside its words. Runs of digits alone
+ * (dates, "3.5") are numbers, not words, and are left apart.
+ */
+export function joinedForms(folded: string): { joined: string; parts: string[] }[] {
+  const out: { joined: string; parts: string[] }[] = [];
+  for (const m of folded.matchAll(gluedRun)) {
+    const parts = wordsOf(m[0]);
+    if (parts.length < 2 || parts.length > 4 || !parts.every((p) => joinablePart.test(p)) || parts.every((p) => digitsOnly.test(p))) continue;
+    const joined = parts.join('');
+    if (joined.length <= 24 && !out.some((o) => o.joined === joined)) out.push({ joined, parts });
+  }
+  return out;
 }
 
 /**
@@ -414,6 +441,11 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     if (!glued.includes(phrase)) glued.push(phrase);
   }
   terms.push(...glued);
+  // …and every glued run as the one word a record may write it as ("Wi-Fi" finds "WiFi", "A-1234" finds "A1234"),
+  // searched beside its words; its words are read when it is found
+  const joined: Record<string, string[]> = {};
+  for (const f of joinedForms(text)) if (!terms.includes(f.joined)) joined[f.joined] = f.parts;
+  terms.push(...Object.keys(joined));
   // A query of nothing but function words ("of the and") is still searched for them, literally.
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
   const literals = [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w));
@@ -432,6 +464,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     ...(runs.length ? { runs } : {}),
     ...(formOf.size ? { forms: Object.fromEntries(formOf) } : {}),
     ...(glued.length ? { glued } : {}),
+    ...(Object.keys(joined).length ? { joined } : {}),
   };
 }
 

@@ -22,7 +22,9 @@ import { indexWords } from './query.ts';
 // English "watch" is a clock as Uhr and reloj are (h281: a 422 where they found the wristwatch)
 // 18 (2026-12-07): a record's own `_dominant_colors`, sent without palette names, gives the colour codes extracted ones
 // give (h331: a client's colours are kept as sent, and colour words did not find them)
-export const TOKENS_VERSION = 18;
+// 19 (2026-12-07): a glued run of words is also indexed as one word ("Wi-Fi" → `wifi`, "A-1234" → `a1234`), so a query
+// writing it joined finds the record writing it apart and the other way (s73 noticed; seventy-fourth session)
+export const TOKENS_VERSION = 19;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.

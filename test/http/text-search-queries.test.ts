@@ -28,6 +28,9 @@ describe.each(backends)('text search queries (%s)', (backend) => {
       xray: 'X-ray film viewer',
       bag: 'Сумка из натуральной кожи',
       dog: 'Cute 🐶 dog toy',
+      router: 'Wi-Fi router, two antennas',
+      part: 'Spare fuse Z9876, 3.5 A',
+      mail: 'Printed e-mail templates',
     };
     const records = await Promise.all(Object.entries(titles).map(async ([_id, title], i) => ({ _id, _base64: await png(i), product_id: _id, title })));
     const res = await h.request('POST', '/similarity/products-new/v2/insert', { body: { records }, headers: { 'collection-id': id } });
@@ -51,6 +54,17 @@ describe.each(backends)('text search queries (%s)', (backend) => {
     expect(c.body.query_records![0]).not.toHaveProperty('_unread_terms');
     // what an apostrophe leaves is still no word ("dog's" is dog)
     expect(ids((await search("dog's")).body)).toEqual(['dog']);
+  });
+
+  it('finds a word written joined by the record writing it apart, and the other way (s74: "wifi" did not find "Wi-Fi", nor "Z-9876" "Z9876")', async () => {
+    for (const [q, want] of [['wifi', 'router'], ['WiFi', 'router'], ['Wi-Fi', 'router'], ['Z-9876', 'part'], ['z9876', 'part'], ['email', 'mail'], ['E-Mail', 'mail']] as const) {
+      const r = await search(q);
+      expect([r.http, ids(r.body)[0]], q).toEqual([200, want]);
+      // the joined word is no word of the client's, and the run's words are read where it is found
+      expect(r.body.query_records![0], q).not.toHaveProperty('_unread_terms');
+    }
+    // numbers glued by a dot are numbers, not one word: "3.5" does not find 35
+    expect((await search('35')).http).toBe(422);
   });
 
   it('finds a four-letter Russian word in its other forms on both backends (h338: "кожа" was 422 on SQLite, found on PostgreSQL)', async () => {

@@ -73,7 +73,7 @@ function colorCodes(colors: DominantColorsQuery): { code: string; weight: number
  */
 export function englishOf(q: ParsedQuery, original: string): string {
   if (q.language === 'en' || q.concepts.length === 0) return original;
-  return [...q.concepts.map((c) => c.concept.name), ...q.terms.filter((t) => !q.glued?.includes(t))].join(' ');
+  return [...q.concepts.map((c) => c.concept.name), ...q.terms.filter((t) => !q.glued?.includes(t) && !Object.hasOwn(q.joined ?? {}, t))].join(' ');
 }
 
 /** A query whose every code is a colour word's (its shade and family codes) and that has no other word. */
@@ -366,12 +366,15 @@ export class TextSearchService {
       // found in it is read (h160: "بطاقة" and "Straße" were listed unread while they matched)
       const legacy = q.legacy ?? {};
       const foundLegacy = new Set(Object.entries(legacy).filter(([w]) => present.has(w)).map(([, now]) => now));
-      const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(formOf, t) && (present.has(formOf[t]!) || foundLegacy.has(formOf[t]!)));
+      // a glued run written as one word ("wifi" of "Wi-Fi") is no word of the client's; its words are read when it is found
+      const joinedOf = q.joined ?? {};
+      const foundJoined = new Set(Object.entries(joinedOf).flatMap(([j, parts]) => (present.has(j) ? parts : [])));
+      const read = (t: string) => present.has(t) || foundLegacy.has(t) || foundJoined.has(t) || (Object.hasOwn(formOf, t) && (present.has(formOf[t]!) || foundLegacy.has(formOf[t]!)));
       // a kana run inside a word the lexicon read (シャツ of Tシャツ, searched as written too) is that word's, which was read
       const ofConcept = (t: string) => runs.some((r) => r.word === t) && q.concepts.some((m) => m.text !== t && m.text.includes(t));
       // a glued run's phrase ("b 1234" of "B-1234") is no word the client typed: its words are reported
       const glued = new Set(q.glued ?? []);
-      const unreadTerms = [...q.terms.filter((t) => !glued.has(t) && !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t) && !ofConcept(t)), ...q.unread];
+      const unreadTerms = [...q.terms.filter((t) => !glued.has(t) && !Object.hasOwn(joinedOf, t) && !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t) && !ofConcept(t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
