@@ -128,7 +128,16 @@ export class RequestService {
     // a type whose endpoint the spec does not show runs its usual one when none is named (h270: a client written against
     // the spec, which lists only type and records as required, was refused); the request then says which it ran
     if ((input.endpoint === undefined || input.endpoint === null) && handler.defaultEndpoint !== undefined) input = { ...input, endpoint: handler.defaultEndpoint };
-    const endpoint = input.endpoint ?? '';
+    let endpoint = input.endpoint ?? '';
+    // an endpoint in another case (`Upscale_2x`, `/TCG_ID`), as the type is read: taken as its own spelling where only that
+    // names one (a flow's own name, matched as written first, keeps its case)
+    if (endpoint !== '' && !(await handler.accepts(endpoint))) {
+      const lower = endpoint.trim().toLowerCase();
+      if (lower !== endpoint && (await handler.accepts(lower))) {
+        endpoint = lower;
+        input = { ...input, endpoint };
+      }
+    }
     if (!(await handler.accepts(endpoint))) {
       const known = await handler.endpoints();
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;

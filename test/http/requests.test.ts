@@ -103,6 +103,11 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     // the type in any case, as the list's filter reads it (h257)
     const cased = await submit({ type: ' Upscaler' });
     expect([cased.statusCode, cased.json().type]).toEqual([201, 'upscaler']);
+    // and its endpoint, as the request then says it ran it (s73 noticed: `Upscale_2x` was 400 unknown_endpoint)
+    for (const [sent, ran] of [['Upscale_2x', 'upscale_2x'], [' UPSCALE_4X', 'upscale_4x'], ['/Upscale_3x', '/upscale_3x']] as const) {
+      const res = await submit({ endpoint: sent });
+      expect([res.statusCode, res.json().request.endpoint], sent).toEqual([201, ran]);
+    }
   });
 
   it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
