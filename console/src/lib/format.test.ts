@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkExpired, linksExpireAt, priceInput } from './format.ts';
+import { linkExpired, linksExpireAt, priceInput, sessionTotal } from './format.ts';
 
 describe('linkExpired', () => {
   it('reads the expiry of a signed media link', () => {
@@ -26,5 +26,13 @@ describe('priceInput', () => {
     expect(['abc', '12,345,6', '-3', '12 50', '1 2'].map(priceInput)).toEqual(['abc', '12,345,6', '-3', '12 50', '1 2']);
     // full-width point and comma too (h147)
     expect(['１２．５０', '１２，５０'].map(priceInput)).toEqual(['12.50', '12.50']);
+  });
+});
+
+describe('sessionTotal', () => {
+  it('gives an empty session no total and a total of 0 over cards "not priced", not $0.00 (h342)', () => {
+    expect(sessionTotal(0, 0).text).toBe('—');
+    expect(sessionTotal(40, 0)).toEqual({ text: 'not priced', title: 'No card in this session has a price above $0.00' });
+    expect(sessionTotal(12, 832.09).text).toBe('$832.09');
   });
 });

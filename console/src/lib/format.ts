@@ -12,6 +12,17 @@ export function moneyIn(v: number | null | undefined, currency = 'USD'): string 
     return `${v.toFixed(2)} ${currency}`;
   }
 }
+/**
+ * A session's total as the list and its page show it. The API's `total_price` is 0 both for a session with no card
+ * priced and for one with no card at all, and the list reads no rows: "$0.00" beside a box of 40 unpriced cards read as
+ * worthless (h342). A total of 0 over cards that are there is "not priced" (its title says what that covers: cards
+ * priced at exactly $0.00 add up the same); an empty session has no total.
+ */
+export function sessionTotal(cards: number, total: number | null | undefined): { text: string; title?: string } {
+  if (cards === 0) return { text: '—', title: 'No cards yet' };
+  if (total === 0) return { text: 'not priced', title: 'No card in this session has a price above $0.00' };
+  return { text: money(total) };
+}
 /** What a session's status badge means to whoever is at the counter. */
 export const statusMeaning: Record<string, string> = {
   live: 'Live: the scanner app can still add cards',

@@ -49,12 +49,17 @@ function resultSummary(envelope: Envelope): string {
   return `${n} ${n === 1 ? 'result' : 'results'}${n > 1 ? ', most alike first' : ''}`;
 }
 
-function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: string) => void }) {
+function Results({ envelope, byText, onDelete }: { envelope: Envelope; byText: boolean; onDelete: (id: string) => void }) {
   const records = envelope.answer_records ?? [];
   return (
     <div>
-      {/* what a distance is, once: "distance 42.8" said nothing of its scale or direction (h326) */}
-      {records.length && envelope.answer_distances?.length ? <p class="hint">Distance: how different a result is from the query; 0 is the same picture, and the lower it is, the more alike.</p> : null}
+      {/* what a distance is, once: "distance 42.8" said nothing of its scale or direction (h326). Words are no picture:
+          "0 is the same picture" stood over a text search's results too, whose distances never come near 0 (h342) */}
+      {records.length && envelope.answer_distances?.length ? (
+        <p class="hint" data-testid="distance-meaning">
+          {byText ? 'Distance: how well a result matches the words; the lower it is, the better the match.' : 'Distance: how different a result is from the query; 0 is the same picture, and the lower it is, the more alike.'}
+        </p>
+      ) : null}
       <ul class="results">
         {records.map((r, i) => {
           const id = String(r._id);
@@ -97,6 +102,9 @@ export function SearchPage({ shell }: { shell: Shell }) {
   const [busy, setBusy] = useState(false);
   const [lastImage, setLastImage] = useState<File | null>(null);
   const [query, setQuery] = useState<string | null>(null);
+  // the photo searched with, shown above its results: its file name alone left the shop comparing the results with a
+  // picture no longer on screen (h342). A local object URL (the page's policy allows blob: images); null for words.
+  const [queryPicture, setQueryPicture] = useState<string | null>(null);
   const [insertMsg, setInsertMsg] = useState<string | null>(null);
   const [tags, setTags] = useState('');
   const [attrs, setAttrs] = useState('');
@@ -121,7 +129,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
     setResults(null);
     setError(err);
   };
-  const run = async (label: string, path: string, body: Record<string, unknown>) => {
+  const run = async (label: string, path: string, body: Record<string, unknown>, picture: string | null = null) => {
     if (!filter.ok) return refused(filter.message);
     setBusy(true);
     setError(null);
@@ -129,6 +137,10 @@ export function SearchPage({ shell }: { shell: Shell }) {
       const env = await call<Envelope>('POST', path, { headers, body: { ...body, k, fields_to_return: ['*'], ...(filter.filter ? { filter: filter.filter } : {}) } });
       setResults(env);
       setQuery(label);
+      setQueryPicture((before) => {
+        if (before && before !== picture) URL.revokeObjectURL(before);
+        return picture;
+      });
       shell.creditsChanged();
     } catch (err) {
       setResults(null);
@@ -149,7 +161,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
     } catch {
       return refused(`${f.name} could not be read as an image.`);
     }
-    await run(`image ${f.name}`, `${base}/visualKNN`, { query_record: { _base64: img.base64 } });
+    await run(`image ${f.name}`, `${base}/visualKNN`, { query_record: { _base64: img.base64 } }, img.preview);
   };
   const byText = (e: Event) => {
     e.preventDefault();
@@ -319,7 +331,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
           <p class="hint" aria-live="polite">
             {busy ? <span class="loading">Searching…</span> : results ? <span data-testid="result-status" title={`${results.status.code} ${results.status.text}`}>{resultSummary(results)}</span> : null}
           </p>
-          {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
+          {results && queryPicture ? <img class="query-picture" src={queryPicture} alt={`The photo searched with${query ? `, ${query.replace(/^image /, '')}` : ''}`} data-testid="query-picture" /> : null}
+          {results ? <Results envelope={results} byText={queryPicture === null} onDelete={(id) => void remove(id)} /> : null}
           <ErrorBox error={error} />
         </div>
       </div>

@@ -573,7 +573,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   // the CSV's photo links are signed and stop working (an hour after the cards were read, unless the server says
   // otherwise): said beside the button
   const linksUntil = exportable ? linksExpireAt(rows.map((r) => r.image)) : undefined;
-  const untilText = linksUntil === undefined ? '' : new Date(linksUntil).toDateString() === new Date().toDateString() ? new Date(linksUntil).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : new Date(linksUntil).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  const untilText = linksUntil === undefined ? '' : new Date(linksUntil).toDateString() === new Date().toDateString() ? new Date(linksUntil).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' }) : new Date(linksUntil).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   const actions = (
     <div class="actions">
       {!renaming ? (
@@ -645,7 +645,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       <div class="stats" role="group" aria-label="Summary">
         <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />
         <Stat label="Different cards" value={summary?.distinct_cards ?? '—'} />
-        <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
+        {/* an empty session has no total: "$0.00" read as cards worth nothing (h342) */}
+        <Stat label="Total" value={(summary?.identifications ?? session.identification_count) === 0 ? '—' : rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
         {/* spec 1's paid_calls: the recognition calls charged for identifying these cards */}
         <Stat label="Paid recognitions" value={summary?.paid_calls ?? '—'} />
         <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? `${num(summary.average_grade, 2)} of 10` : '—'} />
@@ -669,7 +670,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       <ErrorBox error={error} />
       {/* an empty grid says why, rather than a blank box */}
       {shown.length === 0 && loadedOnce ? (
-        <p class="empty">{rows.length === 0 ? 'No cards yet: a scanner app adds them as it identifies cards (this page picks them up while the session is live).' : `No loaded card matches “${filter.trim()}”.`}</p>
+        <p class="empty">{rows.length === 0 ? (session.status === 'closed' ? 'No cards: the session is closed. Reopen it to add cards from a scanner app or from Recognition.' : 'No cards yet: a scanner app adds them as it identifies cards (this page picks them up while the session is live).') : `No loaded card matches “${filter.trim()}”.`}</p>
       ) : null}
       <div class="session-body">
         {/* on a phone the editor is a sheet over the grid: the cards under it take no focus while it is open (h84) */}

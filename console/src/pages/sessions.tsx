@@ -3,7 +3,7 @@ import { call, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { hashParams } from '../lib/hash-params.ts';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
-import { money, statusMeaning, when } from '../lib/format.ts';
+import { sessionTotal, statusMeaning, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
 
 const pageSize = 50;
@@ -164,8 +164,8 @@ export function SessionsPage({ shell }: { shell: Shell }) {
                     <td class="num" data-label="Cards">
                       {s.identification_count}
                     </td>
-                    <td class="num" data-label="Total">
-                      {money(s.total_price)}
+                    <td class="num" data-label="Total" title={sessionTotal(s.identification_count, s.total_price).title}>
+                      {sessionTotal(s.identification_count, s.total_price).text}
                     </td>
                   </tr>
                 ))}
