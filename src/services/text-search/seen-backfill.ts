@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BlockedWork } from '../../queue/blocked-work.ts';
 import type { QueueLog } from '../../queue/queue-workers.ts';
 import type { CollectionStore } from '../../store/collection-store.ts';
@@ -82,7 +83,10 @@ export class SeenBackfill {
     const p: Progress = { written: 0, seen: 0, noImage: 0, failed: 0, retokenised: 0, reseen: 0 };
     const done = () => p.written + p.seen + p.noImage + p.failed + p.retokenised + p.reseen;
     const report = (final = false) => {
-      if (final ? done() > 0 : done() % logEvery === 0) this.log('info', final ? 'text search backfill: done' : 'text search backfill: progress', { ...p });
+      if (!final && done() % logEvery !== 0) return;
+      // a pass cut by a stop says so, with what is left counted as it resumes at the next start (it said "done")
+      if (final && done() > 0) this.log('info', this.stopped ? 'text search backfill: stopped, resumes at the next start' : done() >= limit ? 'text search backfill: paused' : 'text search backfill: done', { ...p });
+      else if (!final) this.log('info', 'text search backfill: progress', { ...p });
     };
     while (!(await this.halted()) && done() < limit) {
       const n = await this.writeMissing(Math.min(batchSize, limit - done()), p);
@@ -94,7 +98,7 @@ export class SeenBackfill {
       if (n === 0) break;
     }
     while (!(await this.halted()) && done() < limit) {
-      const n = await this.retokenise(Math.min(batchSize, limit - done()), p);
+      const n = await this.retokenise(Math.min(batchSize, limit - done()), p, report);
       if (n === 0) break;
     }
     // keys walked in spans: each query reads a bounded number of observations, and a row whose
@@ -102,6 +106,7 @@ export class SeenBackfill {
     const last = this.seen.length && !this.stopped ? await this.store.text.lastKey(this.db) : 0;
     for (let after = 0; after < last && !(await this.halted()) && done() < limit; after += lookAgainSpan) {
       await this.lookAgain(after, after + lookAgainSpan, p, () => done() < limit, report);
+      await nextTurn();
     }
     report(true);
     return p;
@@ -119,6 +124,7 @@ export class SeenBackfill {
       // the record may have gone (or been given its row by an insert) since the read
       await this.store.text.writeIfMissing(this.db, r.collection_id, r.key, { seen: '', body, ocr: '', lang, colors: [], observed: null, seenVersion: 0, seenState: 'pending' });
       p.written++;
+      await nextTurn();
     }
     return rows.length;
   }
@@ -154,9 +160,10 @@ export class SeenBackfill {
    * Step 3: rows tokenised by an older version: what was seen again from the stored observation,
    * and the record's own words again from its data (a lexicon change adds codes to both).
    */
-  private async retokenise(n: number, p: Progress): Promise<number> {
+  private async retokenise(n: number, p: Progress, report: () => void): Promise<number> {
     const rows = await this.store.text.tokenisedBefore(this.db, TOKENS_VERSION, n);
     for (const r of rows) {
+      if (this.stopped) break;
       const key = r.key;
       const current = await this.store.text.get(this.db, key);
       if (!current) continue;
@@ -164,6 +171,12 @@ export class SeenBackfill {
       const seen = current.observed ? seenText(current.observed as Observed) : { seen: current.seen, ocr: current.ocr, colors: current.colors };
       await this.update(r.collection_id, key, { ...current, seen: seen.seen, ocr: seen.ocr, colors: seen.colors, body, lang, seenVersion: TOKENS_VERSION }, undefined, r.product_field);
       p.retokenised++;
+      // a re-tokenising pass over a large collection runs for minutes: its progress was logged only at its end (h345)
+      report();
+      // steps 1 and 3 read no image, and SQLite's driver is synchronous: without a turn given back after each row the
+      // pass held the event loop to its end (3,000 rows: 3.4–6.1 s without a timer or a request served, and a SIGTERM
+      // not heard until it ended; h345)
+      await nextTurn();
     }
     return rows.length;
   }
