@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { AccountStore } from './account-store.ts';
 import { backupDataFolder } from './backup.ts';
@@ -34,6 +34,39 @@ function dataFolder(): string {
 }
 
 describe('backupDataFolder', () => {
+  it('flushes every file and folder it copied to disk before its unfinished marker goes (h345: a power cut after it could leave empty files)', async () => {
+    const dir = dataFolder();
+    fs.mkdirSync(path.join(dir, 'models', 'pack'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'models', 'pack', 'weights.bin'), Buffer.alloc(4096, 7));
+    fs.writeFileSync(path.join(dir, 'media-secret'), 'secret');
+    const to = path.join(tempDir('loupe-backup-to-'), 'copy');
+    const opened = new Map<number, string>();
+    const events: string[] = [];
+    const open = fs.openSync;
+    const spies = [
+      vi.spyOn(fs, 'openSync').mockImplementation(((p: fs.PathLike, ...rest: unknown[]) => {
+        const fd = (open as (...a: unknown[]) => number)(p, ...rest);
+        opened.set(fd, path.resolve(String(p)));
+        return fd;
+      }) as typeof fs.openSync),
+      vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => void events.push(`sync ${opened.get(fd)}`)),
+      vi.spyOn(fs, 'rmSync').mockImplementation(((p: fs.PathLike) => void events.push(`rm ${path.resolve(String(p))}`)) as typeof fs.rmSync),
+    ];
+    try {
+      await backupDataFolder(dir, to);
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
+    const markerGone = events.findIndex((e) => e.startsWith('rm ') && e.endsWith('BACKUP-UNFINISHED'));
+    expect(markerGone).toBeGreaterThan(0);
+    for (const f of [sqliteFileOf(to), path.join(to, 'models', 'pack', 'weights.bin'), path.join(to, 'models', 'pack'), path.join(to, 'media-secret'), to]) {
+      expect(events.indexOf(`sync ${path.resolve(f)}`), f).toBeGreaterThanOrEqual(0);
+      expect(events.indexOf(`sync ${path.resolve(f)}`), f).toBeLessThan(markerGone);
+    }
+    // and the folder once more after, so the marker's removal is on disk too
+    expect(events.slice(markerGone)).toContain(`sync ${path.resolve(to)}`);
+  });
+
   it('finishes while another connection writes between its steps (an online backup of 100 pages a step started over at each write, h190)', async () => {
     const dir = dataFolder();
     const writer = new SQLite(sqliteFileOf(dir));

@@ -84,6 +84,7 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
       if (stat.isDirectory()) {
         fs.mkdirSync(to, { recursive: true, mode: 0o700 });
         for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
+        flush(to);
       } else if (stat.isFile()) {
         const stored = path.dirname(path.dirname(from)) === mediaRoot;
         if (stored && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
@@ -93,6 +94,7 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
         try {
           fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
           fs.chmodSync(to, stat.mode & 0o777);
+          flush(to);
           files++;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw sideOf(err, from, target);
@@ -111,8 +113,30 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
     else for (const entry of fs.readdirSync(target)) fs.rmSync(path.join(target, entry), { recursive: true, force: true });
     throw err;
   }
+  // on disk before the marker goes, as the media store writes its own files: a power cut in the seconds after a backup
+  // left a folder with no marker whose newest files were empty (h345)
+  flush(copyFile);
+  flush(target);
   fs.rmSync(marker);
+  flush(target);
   return { to: target, database_bytes: fs.statSync(copyFile).size, files };
+}
+
+/** A file's or a folder's contents flushed to disk (a folder: the names in it). Not every platform flushes a folder (Windows). */
+function flush(file: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (err) {
+    if (!fs.statSync(file).isDirectory()) throw err;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
