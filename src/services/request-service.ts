@@ -15,6 +15,7 @@ import { inexactNumber } from '../util/exact-numbers.ts';
 import { canonicalJsonSha256 } from '../util/canonical-json.ts';
 import { notARecordOf, recordsAsSent } from '../util/not-a-record.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
+import { refuseUnknownParameters } from './unknown-parameters.ts';
 import type { ResultLinks } from './result-links.ts';
 
 /** The request states, for the routes' schemas: routes reach the store only through services (docs/architecture.md, Layers). */
@@ -38,6 +39,9 @@ export interface SubmitInput {
   /** Card grading `grade`: the front's weight in the top-level grades (0–1, default 0.7). */
   front_weight?: number | undefined;
 }
+
+/** A submit's own names (spec 3 §4, and `workspace` as the request resource names it, h257). */
+const SUBMIT_PARAMETERS = ['type', 'records', 'endpoint', 'webhook', 'mode', 'front_weight', 'workspace'] as const;
 
 export interface RequestSettings {
   retentionMs: number;
@@ -150,6 +154,10 @@ export class RequestService {
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
     // with the field it names, as every other field-level 400 has (h257: these alone had no `errors`)
     if (invalid) throw new ServiceError(400, invalid.code ?? 'invalid_request', invalid.message, [{ field: invalid.field, message: invalid.message }]);
+    // any other name is refused too, after the type's own words for a record's option sent beside the records (h343:
+    // `webhook_url`, `Webhook` or `frontWeight` were ignored, and the request ran, paid, without its webhook or with the
+    // default weight), as collections, image matching, the vision and recognition endpoints refuse one
+    refuseUnknownParameters('account/v2/request', SUBMIT_PARAMETERS, input);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
     // (an _id beyond 2^53 too: the record's own 400 would echo it altered); and a record's own fields are
     // stored, echoed in every read and webhook for the retention's days: bounded as a collection record's

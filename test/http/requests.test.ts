@@ -162,6 +162,28 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(inf.json().detail).toMatch(/X-Inf is a number beyond/);
   });
 
+  it('refuses a name the submit does not take, naming it, and stores and charges nothing (h343: webhook_url and frontWeight were ignored)', async () => {
+    const acc = await h.newAccount(10);
+    const rec = { _base64: await photo(32, 32) };
+    for (const [extra, named] of [
+      [{ webhook_url: 'https://hooks.example.com/x' }, 'webhook_url'],
+      [{ Webhook: { endpoint: 'https://hooks.example.com/x' } }, 'Webhook'],
+      [{ frontWeight: 0.9 }, 'frontWeight'],
+      [{ Endpoint: 'upscale_4x' }, 'Endpoint'],
+    ] as const) {
+      const res = await h.request('POST', `${base}/`, { token: acc.token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [rec], ...extra } });
+      expect([res.statusCode, res.json().code, res.json().detail], res.body).toEqual([400, 'invalid_request', expect.stringMatching(new RegExp(`^account/v2/request has no parameter ${named}: it takes type, records, endpoint, webhook, mode, front_weight, workspace`))]);
+      expect(res.json().errors).toEqual([{ field: named, message: 'not a parameter of this method' }]);
+      // spec 3 §7: the status block beside detail and code
+      expect(res.json().status).toMatchObject({ code: 400 });
+    }
+    expect((await h.request('GET', `${base}/`, { token: acc.token })).json().count).toBe(0);
+    expect((await h.app.loupe.accounts.getAccount(acc.account)).credits).toBe(10);
+    // every name it takes is still taken
+    const all = await h.request('POST', `${base}/`, { token: acc.token, body: { type: 'card-grader', endpoint: 'grade', records: [rec], mode: 'default', front_weight: 0.6, workspace: acc.workspace } });
+    expect(all.statusCode, all.body).toBe(201);
+  });
+
   it("refuses a flow whose steps' services the account is refused, charging and queueing nothing (h150: faces through a flow)", async () => {
     await flow('faces-only', { steps: [{ endpoint: 'identity/face' }] });
     const rec = { _base64: await photo(32, 32) };
