@@ -570,6 +570,13 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids(cheap.body)).toEqual(['plane-2']);
     const bad = await text(photos, 'airplane', { filter: { price: { $nope: 1 } } });
     expect(bad.http).toBe(400);
+    // a name it does not take is refused, naming it, as on the collection methods (h343: `filters` searched the whole
+    // collection and `limit` answered 30); spec 2 §4's common `records` and `cand_set_size` are taken as there
+    for (const [extra, named] of [[{ filters: { price: { $lt: 50 } } }, 'filters'], [{ limit: 1 }, 'limit']] as const) {
+      const refused = await text(photos, 'airplane', extra);
+      expect([refused.http, (refused.body as unknown as { detail: string }).detail]).toEqual([400, expect.stringMatching(new RegExp(`^similarity/text/photos/v2/text has no parameter ${named}: it takes query_record, k, from, fields_to_return, filter, product_field`))]);
+    }
+    expect((await text(photos, 'airplane', { cand_set_size: 100 })).http).toBe(200);
   });
 
   it('says when it cannot read a query, and which words it did not read, and refunds the call', async () => {

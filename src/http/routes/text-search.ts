@@ -5,6 +5,7 @@ import type { CollectionType } from '../../services/collection-service.ts';
 import type { TextQueryBody } from '../../services/text-search/text-search-service.ts';
 import { maxQueryChars } from '../../text-search/query.ts';
 import { envelopeResponses, SearchEnvelope } from '../schemas/search.ts';
+import { refuseUnknownParameters } from '../unknown-parameters.ts';
 
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 409, 413, 415, 429, 503];
@@ -65,6 +66,9 @@ export async function textSearchRoutes(fastify: FastifyInstance): Promise<void> 
         body,
         response: envelopeResponses(Type.Ref(SearchEnvelope), answers, errorStatuses),
       },
+      // a name the search does not take is 400 naming it, as on the collection methods (h343: `filters` searched the
+      // whole collection, `limit` answered 30); spec 2 §4's common `records` and `cand_set_size` are taken, unread
+      preValidation: async (request) => refuseUnknownParameters(url.slice(1), Object.keys(body.properties), request.body, ['records', 'cand_set_size']),
       handler: async (request: FastifyRequest) => {
         const header = request.headers['collection-id'];
         const c = await collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, [type], textPathsOf);
