@@ -86,6 +86,32 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(res.headers['retry-after']).toBe('3600');
   });
 
+  it('refuses a name beside the records that the endpoint does not take, before the catalog check and uncharged (h343: ignored without a word)', async () => {
+    const account = await h.newAccount(50);
+    for (const [url, extra, named] of [
+      // another endpoint's option: magic_ai is /sport_id's, slab_grade not one of /comics_id's (document 3 §4)
+      ['tcg_id', { magic_ai: true }, 'magic_ai'],
+      ['sport_id', { include_mtg_digital: true }, 'include_mtg_digital'],
+      ['comics_id', { slab_grade: true }, 'slab_grade'],
+      ['analyze', { zz_unknown: 1 }, 'zz_unknown'],
+      // the endpoints that take records alone read no option and no hint (another endpoint's option: the next test)
+      ['card_ocr_id', { zz_unknown: 1 }, 'zz_unknown'],
+      ['slab_id', { slab_grade: true }, 'slab_grade'],
+      ['slab_grade', { slab_id: false }, 'slab_id'],
+      ['detect', { limit: 3 }, 'limit'],
+      ['process', { fields_to_return: ['x'] }, 'fields_to_return'],
+    ] as const) {
+      const res = await h.request('POST', `/collectibles/v2/${url}`, { token: account.token, body: { records: [{ _base64: photoCard }], ...extra } });
+      expect([res.statusCode, res.json().code, res.json().detail], `${url}: ${res.body}`).toEqual([400, 'invalid_request', expect.stringContaining(`collectibles/v2/${url} has no parameter ${named}: it takes records`)]);
+      expect(res.json().errors, url).toEqual([{ field: named, message: 'not a parameter of this method' }]);
+      expect(res.json().status?.code, url).toBe(400);
+    }
+    // the nicer words for a misspelt option or a hint beside the records come first, as before (h175, h270)
+    const misspelt = await h.request('POST', '/collectibles/v2/sport_id', { token: account.token, body: { records: [{ _base64: photoCard }], magicAi: true } });
+    expect([misspelt.statusCode, misspelt.json().detail]).toEqual([400, expect.stringMatching(/^magicAi is not an option: it is `magic_ai`/)]);
+    expect((await h.app.loupe.accounts.getAccount(account.account)).credits).toBe(50);
+  });
+
   it('identifies the card of a real photo by its collector line, with the spec record shape', async () => {
     await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
     await fs.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
@@ -560,12 +586,12 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect([res.statusCode, res.json().detail], text).toEqual([400, expect.stringContaining(text)]);
     }
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
-    // false asks for nothing (request builders send every option), a shop's own fields are its own, and a slab endpoint
-    // asked for the slab answers it: none is refused
+    // a record's own fields are the shop's (false asks for nothing), and a slab endpoint asked in a record for the slab
+    // answers it: none is refused
     const blank = (await sharp({ create: { width: 300, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
     for (const [url, body] of [
-      ['card_ocr_id', { price_stats: false, records: [{ _base64: blank, sku: 'A-1', set_code: 'MEW', lang: 'en' }] }],
-      ['slab_id', { slab_id: true, records: [{ _base64: blank, slab_grade: true }] }],
+      ['card_ocr_id', { records: [{ _base64: blank, sku: 'A-1', set_code: 'MEW', lang: 'en', price_stats: false }] }],
+      ['slab_id', { records: [{ _base64: blank, slab_grade: true, slab_id: true }] }],
     ] as const) {
       const res = await h.request('POST', `/collectibles/v2/${url}`, { body });
       expect([res.statusCode, res.json().records?.[0]?._status.code], `${url} ${res.body.slice(0, 300)}`).toEqual([404, 404]);

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, notTakenHere, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
+import { refuseUnknownParameters } from '../unknown-parameters.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -17,37 +18,59 @@ const answers: Answers = {
 };
 
 /**
- * Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for; but
- * an option or hint written another way (`priceStats`, `analyzeAll`, `setcode`) is refused before the call is charged
- * (h270: ignored, and the call charged as if not asked).
+ * A route's `preValidation`: the body's names beside `records` must be the endpoint's own options. A record's hint sent
+ * beside the records, or an option or hint written another way (`priceStats`, `analyzeAll`, `setcode`), is refused
+ * naming what was meant (h175, h270: ignored, and the call charged as if not asked); any other name is refused as
+ * collections, image matching and the vision endpoints refuse one (h343: `/detect`'s `analyze_all`, `/card_ocr_id`'s
+ * `set_code` or `price_stats`, `/tcg_id`'s `magic_ai`, `/comics_id`'s `slab_grade` were ignored without a word). Before
+ * validation, so before the catalog check and the charge: a refused call costs nothing.
  */
-function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[], family: Family = TCG): Partial<Record<K, boolean>> {
+function takesOptions(endpoint: string, keys: readonly string[], family?: Family) {
+  return async (request: { body: unknown }): Promise<void> => {
+    const body = request.body;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+    const rest = Object.fromEntries(Object.entries(body).filter(([k]) => k !== 'records'));
+    if (family) refuseMisnamed(rest, keys, family);
+    refuseUnknownParameters(`collectibles/v2/${endpoint}`, ['records', ...keys], body);
+  };
+}
+
+/** A record's hint beside the records, or an option or hint written another way: 400 naming what was meant. */
+function refuseMisnamed(body: Record<string, unknown>, keys: readonly string[], family: Family): void {
   // a record's hint sent beside the records reaches none of them: the call ran, and was charged, unfiltered (h175), as
   // an asynchronous submit refuses it; a comic's `lang` is its record's (h270: ignored beside the records)
-  const hints = recordHints(family).filter((h) => !(keys as readonly string[]).includes(h));
+  const hints = recordHints(family).filter((h) => !keys.includes(h));
   const hint = hints.find((k) => Object.hasOwn(body, k));
   if (hint !== undefined) throw new ServiceError(400, 'invalid_request', `${hint} is a record's hint: send it on each record it is for, not beside "records".`);
   for (const key of Object.keys(body)) {
     const meant = meantName(key, [...keys, ...hints]);
     if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(key, meant, hints, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
   }
+}
+
+/** The endpoint's boolean options as sent (the names were checked by {@link takesOptions}). */
+function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, boolean>> {
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }
 
 /**
  * `/card_ocr_id`, `/slab_id`, `/slab_grade`, `/detect` and `/process` take only `records` (document 3 §4): an
- * identification endpoint's option or hint asked of them, beside the records or (an option) in one, is refused before
- * anything is read or charged, as the answer would look like one to it. Other names are the shop's own and left be.
+ * identification endpoint's option or hint beside the records, or an option asked in one, is refused naming the
+ * endpoints that take it, and any other name beside the records as {@link takesOptions} refuses one, before anything is
+ * read or charged: the answer would look like one to it (price_stats came back without prices). A record's other
+ * fields are the shop's own and left be.
  */
 const onlyRecords =
   (path: string) =>
   async (request: { body: unknown }): Promise<void> => {
     const body = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-    for (const [key, value] of Object.entries(body)) {
-      const why = key === 'records' ? undefined : notTakenHere(path, key, key, value);
+    for (const key of Object.keys(body)) {
+      // whatever its value: these endpoints take no option at all
+      const why = key === 'records' ? undefined : notTakenHere(path, key, key, true);
       if (why) throw new ServiceError(400, 'invalid_request', why, [{ field: key, message: `not taken by ${path}` }]);
     }
+    refuseUnknownParameters(`collectibles/v2${path}`, ['records'], body);
     const records: unknown = (body as { records?: unknown }).records;
     if (!Array.isArray(records)) return;
     for (const [i, record] of records.entries()) {
@@ -125,6 +148,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: recordList(TcgRecord), ...options }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
+    preValidation: takesOptions('tcg_id', TCG_OPTIONS, TCG),
     handler: async (request) => {
       const { records, ...rest } = request.body;
       const given = declaredOptions(rest, TCG_OPTIONS);
@@ -144,9 +168,10 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: recordList(TcgRecord), ...sportOptions }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
+    preValidation: takesOptions('sport_id', SPORT_OPTIONS, SPORT),
     handler: async (request) => {
       const { records, ...rest } = request.body;
-      const given = declaredOptions(rest, SPORT_OPTIONS, SPORT);
+      const given = declaredOptions(rest, SPORT_OPTIONS);
       return recognition.sportId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
@@ -163,9 +188,10 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: recordList(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 20 }, description: 'The language of the edition (`en`, `de`); another type or length is that record\'s own 400.' })) }, { additionalProperties: true })])), ...comicsOptions }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
+    preValidation: takesOptions('comics_id', COMICS_OPTIONS, COMICS),
     handler: async (request) => {
       const { records, ...rest } = request.body;
-      const given = declaredOptions(rest, COMICS_OPTIONS, COMICS);
+      const given = declaredOptions(rest, COMICS_OPTIONS);
       return recognition.comicsId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
@@ -173,7 +199,6 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   app.post('/card_ocr_id', {
     config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.card_ocr_id' },
     bodyLimit: config.limits.matchBodyBytes,
-    preValidation: onlyRecords('/card_ocr_id'),
     schema: {
       tags: ['collectibles'],
       security,
@@ -182,6 +207,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: recordList(ImageRecordInput) }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
+    preValidation: onlyRecords('/card_ocr_id'),
     handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
   });
 
@@ -202,7 +228,6 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     app.post(path, {
       config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
-      preValidation: onlyRecords(path),
       schema: {
         tags: ['collectibles'],
         security,
@@ -211,6 +236,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         body: Type.Object({ records: recordList(ImageRecordInput) }),
         response: envelopeResponses(Recognized, { ...answers, 404: 'No grading label was found in any image' }, errorStatuses, true),
       },
+      preValidation: onlyRecords(path),
       handler: async (request) => recognition.slabId({ requestId: request.id }, request.body.records, simple),
     });
   }
@@ -222,7 +248,6 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     app.post(path, {
       config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
-      preValidation: onlyRecords(path),
       schema: {
         tags: ['collectibles'],
         security,
@@ -231,6 +256,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         body: Type.Object({ records: recordList(ImageRecordInput) }),
         response: envelopeResponses(Recognized, answers, errorStatuses, true),
       },
+      preValidation: onlyRecords(path),
       handler: async (request) => recognition.detect({ requestId: request.id }, request.body.records, withTags),
     });
   }
@@ -246,6 +272,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: recordList(TcgRecord, 1), ...options }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
+    preValidation: takesOptions('analyze', TCG_OPTIONS, TCG),
     handler: async (request) => {
       // /tcg_id's options and its refusal of a record's hint beside the records (h246: run unfiltered and charged)
       const { records, ...rest } = request.body;
