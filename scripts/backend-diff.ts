@@ -561,21 +561,22 @@ function normalise(entries: Entry[], base: string, server: Server): string[] {
 
 /**
  * Distances from the two vector indexes differ in float32 rounding (docs/api-decisions.md, `range`: 14 of 576 in the
- * fourth decimal after a move): numbers that are not whole are compared to within 0.001, shown whole.
+ * fourth decimal after a move): numbers under a key naming a distance are compared to within 0.001, every other
+ * value exactly.
  */
 function sameEnough(a: string, b: string): boolean {
   if (a === b) return true;
-  const same = (x: unknown, y: unknown): boolean => {
-    if (typeof x === 'number' && typeof y === 'number') return x === y || (!Number.isInteger(x) && Math.abs(x - y) <= 1e-3);
-    if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => same(v, y[i]));
+  const same = (x: unknown, y: unknown, near: boolean): boolean => {
+    if (typeof x === 'number' && typeof y === 'number') return x === y || (near && Math.abs(x - y) <= 1e-3);
+    if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => same(v, y[i], near));
     if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
       const kx = Object.keys(x);
       const ky = Object.keys(y);
-      return kx.length === ky.length && kx.every((k, i) => k === ky[i] && same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
+      return kx.length === ky.length && kx.every((k, i) => k === ky[i] && same((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k], near || /distance/i.test(k)));
     }
     return x === y;
   };
-  return same(JSON.parse(a), JSON.parse(b));
+  return same(JSON.parse(a), JSON.parse(b), false);
 }
 
 async function main() {
