@@ -348,6 +348,16 @@ export class CollectionTextStore {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /**
+   * Rows still `pending` after `maxAttempts` claims: each look at their image ended with the process (a kill, an image
+   * that takes the server down), and the backfill asks no more, so `ping` counted them pending for good (h345). Marked
+   * failed with `reason`; returns how many.
+   */
+  async giveUpUnfinished(db: Kysely<Database>, maxAttempts: number, reason: string): Promise<number> {
+    const r = await db.updateTable('collection_text').set({ seen_state: 'failed', last_error: reason }).where('seen_state', '=', 'pending').where('attempts', '>=', maxAttempts).executeTakeFirst();
+    return Number(r.numUpdatedRows ?? 0);
+  }
+
   /** A row's attempts set, so the backfill asks no more (`maxAttempts`: an image refused for good). */
   async setAttempts(db: Kysely<Database>, key: number, attempts: number): Promise<void> {
     await db.updateTable('collection_text').set({ attempts }).where('key', '=', key).execute();

@@ -9,7 +9,7 @@ import { CollectionStore } from '../../store/collection-store.ts';
 import { openStore } from '../../store/database.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import type { VisionService } from '../vision-service.ts';
-import { SeenBackfill } from './seen-backfill.ts';
+import { maxSeenAttempts, SeenBackfill } from './seen-backfill.ts';
 
 describe('the re-tokenising pass over rows an older release wrote', () => {
   it('logs its progress as it goes, says a stop is no end, and the next pass takes up the rest, no row twice (h345)', async () => {
@@ -64,6 +64,32 @@ describe('the re-tokenising pass over rows an older release wrote', () => {
       expect(said.at(-1)?.message).toBe('text search backfill: done');
       const versions = await sql<{ v: number; n: number }>`SELECT seen_version AS v, count(*) AS n FROM collection_text GROUP BY seen_version`.execute(store.db);
       expect(versions.rows.map((r) => [Number(r.v), Number(r.n)])).toEqual([[TOKENS_VERSION, rows]]);
+    } finally {
+      await store.close();
+      await fsp.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives up on an image the server stopped while looking at every time, saying so, rather than counting it pending for good (h345)', async () => {
+    const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-seen-stuck-'));
+    const store = await openStore({ dataDir });
+    try {
+      const accountId = randomUUID();
+      await new AccountStore(store).createAccount({ id: accountId, name: 'a', credits: 0, services: [], workspaceId: randomUUID(), tokenId: randomUUID(), tokenHash: randomUUID() });
+      const collections = new CollectionStore(store);
+      const c = await collections.create({ id: randomUUID(), accountId, type: 'product', name: 'stuck', productField: null, capacity: 10 });
+      const text = { seen: '', body: 'blue jacket', ocr: '', lang: 'en', colors: [], observed: null, seenVersion: TOKENS_VERSION, seenState: 'pending' as const };
+      await collections.insert(c.id, ['stuck', 'fresh'].map((id, i) => ({ recordId: id, data: { _id: id, title: 'blue jacket' }, vector: Float32Array.from([1, i, 0, 0]), text })), 'm');
+      // claimed as often as the pass claims a row, each claim ended by the process (a kill mid-look): the row stays pending
+      await sql`UPDATE collection_text SET attempts = ${maxSeenAttempts} WHERE key = (SELECT key FROM collection_records WHERE record_id = 'stuck')`.execute(store.db);
+      const said: { level: string; message: string }[] = [];
+      const log = (level: string, message: string) => said.push({ level, message });
+      // base64 records: no image to look at, so the fresh row is no_image and the vision service is never asked
+      await new SeenBackfill(collections, {} as VisionService, ['objects'], log, async () => undefined).pass();
+      expect(await collections.text.progress(store.db, c.id)).toMatchObject({ pending: 0, failed: 1, no_image: 1 });
+      const stuck = await sql<{ seen_state: string; last_error: string }>`SELECT t.seen_state, t.last_error FROM collection_text t JOIN collection_records r ON r.key = t.key WHERE r.record_id = 'stuck'`.execute(store.db);
+      expect(stuck.rows[0]).toEqual({ seen_state: 'failed', last_error: expect.stringMatching(/the server stopped each of the 3 times/) });
+      expect(said).toContainEqual({ level: 'warn', message: expect.stringMatching(/^text search backfill: images given up on/) });
     } finally {
       await store.close();
       await fsp.rm(dataDir, { recursive: true, force: true });

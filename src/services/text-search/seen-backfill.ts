@@ -93,6 +93,10 @@ export class SeenBackfill {
       if (n === 0) break;
       report();
     }
+    if (!(await this.halted())) {
+      const stuck = await this.store.text.giveUpUnfinished(this.db, maxSeenAttempts, `not seen: the server stopped each of the ${maxSeenAttempts} times this image was being looked at`);
+      if (stuck) this.log('warn', 'text search backfill: images given up on, the server having stopped while looking at each of them every time', { rows: stuck, attempts: maxSeenAttempts });
+    }
     while (!(await this.halted()) && done() < limit) {
       const n = await this.lookAtImages(Math.min(batchSize, limit - done()), p, report);
       if (n === 0) break;
