@@ -19,6 +19,21 @@ describe('a label as identification clues', () => {
     expect(promoPrefix(null)).toBeNull();
   });
 
+  it("searches a Beckett Magic label's name also without the rarity and colour letters printed after it, read glued or apart (s73: card null)", () => {
+    // as the OCR reads the BGS Alpha Counterspell (test/fixtures/photos/cards/slab-counterspell_bgs.jpg)
+    const glued = readLabelText(['1993ALPHA', 'GR', 'COUNTERSPELLUB', 'B', 'KETT.', 'GRADI', '7.5', 'CENTERING', '7', 'CORNERS', 'NEARMINT+', 'BECKETT', 'EDGES', '8', 'SURFACE', '8', '0010538585']);
+    expect(glued.company).toBe('BGS');
+    expect(labelClues(glued, '').names.map((n) => [n.text, n.prob])).toEqual([
+      ['COUNTERSPELLUB', 1],
+      ['COUNTERSPELL', 0.9],
+    ]);
+    const apart = readLabelText(['1993 ALPHA', 'COUNTERSPELL U B', 'CENTERING 7', 'CORNERS 8', 'EDGES 8', 'SURFACE 8', '7.5', 'NEAR MINT+', 'BECKETT', '0010538585']);
+    expect(labelClues(apart, '').names.map((n) => n.text)).toContain('COUNTERSPELL');
+    // another company's label, or a name ending in no such letters, keeps its one name
+    const psa = readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169']);
+    expect(labelClues(psa, '').names).toHaveLength(1);
+  });
+
   it('reads the promo number first and the number as printed after it', () => {
     // img217 of ../shared/datasets/graded_slabs, as PP-OCRv4 read it
     const r = readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185']);

@@ -40,12 +40,26 @@ export function labelClues(r: LabelReading, fullText: string): CardTextClues {
     resistance: null,
     kind: null,
     artist: null,
-    names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }] : [],
+    names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }, ...beckettCodesOff(r)] : [],
     language: r.lang,
     // the brand opening the set line names the game (`POKEMON`, `MAGIC`, `YU-GI-OH!`)
     game: /pok[eé]mon/i.test(r.brand ?? '') ? 'pokemon' : /magic|mtg/i.test(r.brand ?? '') ? 'mtg' : /yu-?gi-?oh/i.test(r.brand ?? '') ? 'yugioh' : null,
     fullText,
   };
+}
+
+/**
+ * Beckett prints a Magic card's rarity and colour letters after its name (`COUNTERSPELL U B`: uncommon, blue;
+ * ../shared/catalogs/slabs/README.md), which the OCR reads apart or glued (`COUNTERSPELLUB`): the name without them is
+ * a second name to search by (s73 noticed: the label named no catalog card, `card: null`). A second name only: which
+ * letters are codes cannot be told from the text alone, and the name as read stays first.
+ */
+function beckettCodesOff(r: LabelReading): CardTextClues['names'] {
+  if (r.company !== 'BGS' || !r.searchName) return [];
+  const m = /^(.{4,}?[A-Z])\s?[CURMSL]\s?[WUBRGMAL]?$/i.exec(r.searchName.trim());
+  if (!m) return [];
+  const text = m[1]!.trim();
+  return [{ text, norm: normalizeName(text), prob: 0.9, score: 0.9 }];
 }
 
 /** Black star promo series as grading labels open their set line with them (spaces dropped), and the prefix their cards' numbers carry. */
