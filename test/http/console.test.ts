@@ -1455,6 +1455,74 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByText(/^No cards: the session is closed\. Reopen it to add cards/).waitFor(STEP);
   });
 
+  it("lists an app's recognition requests and opens them, says how a grading request's photos went, and keeps a long session name and an unset game plain (h342)", async () => {
+    // an app's asynchronous recognition: a card it names (with prices), a photo by link, and data that is no image
+    const cut = await sharp(photoPath(cardPhoto)).extract({ left: 100, top: 250, width: 520, height: 680 }).jpeg({ quality: 92 }).toBuffer();
+    const sent = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _id: 'counter-1', _base64: cut.toString('base64'), price_stats: true }, { _url: `${imagesBase}/${cardPhoto}` }, { _base64: 'bm90IGFuIGltYWdl' }] } });
+    expect(sent.statusCode, sent.body).toBe(201);
+    // and a grading request whose only photo is too small to grade: DONE, its record failed
+    const tiny = await sharp(photoPath(gradePhoto)).resize({ width: 160 }).jpeg().toBuffer();
+    const tinyGrade = await h.request('POST', '/account/v2/request/', { body: { type: 'card-grader', endpoint: 'grade', records: [{ _base64: tiny.toString('base64') }] } });
+    expect(tinyGrade.statusCode, tinyGrade.body).toBe(201);
+    const done = async (id: string) => (await h.request('GET', `/account/v2/request/${id}/status`)).json().status as string;
+    await expect.poll(() => done(sent.json().id), { timeout: 60_000 }).toBe('DONE');
+    await expect.poll(() => done(tinyGrade.json().id), { timeout: 60_000 }).toBe('DONE');
+
+    await page.goto(`${base}/console#/recognition`);
+    await page.getByText('Recent requests from apps').click();
+    const line = page.locator('.recent-requests li').first();
+    await expect.poll(() => line.getByTestId('request-outcome').textContent(), SLOW).toMatch(/Alphamon.* · [12] of 3 not read$/);
+    await line.getByRole('button').click();
+    const view = page.locator('.request-view');
+    await view.getByRole('heading', { name: /^Request of / }).waitFor(STEP);
+    expect(await view.getByTestId('best-match').first().textContent()).toMatch(/Alphamon/);
+    expect(await view.getByTestId('match-price').first().textContent()).toMatch(/^Price about \$\d/);
+    // the photo sent by link is shown, with its card's box; the one sent as data is said to be gone
+    const photo = view.locator('.photo-boxes img');
+    expect(await photo.count()).toBe(1);
+    await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), SLOW).toBeGreaterThan(0);
+    expect(await view.locator('.no-photo').count()).toBe(2);
+    expect(await view.getByTestId('request-record-status').nth(2).textContent()).toMatch(/^Could not be read: Error Loading Image/);
+
+    // grading: the failed photo's request is not just "Done", and the graded one has its card's picture
+    await page.goto(`${base}/console#/grading`);
+    await page.getByText('Recent grading requests').click();
+    const lines = page.locator('.recent-requests li');
+    await expect.poll(() => lines.first().getByTestId('request-outcome').textContent(), SLOW).toBe(' · 1 of 1 not graded');
+    expect(await lines.first().locator('img').count()).toBe(0);
+    const graded = lines.filter({ hasText: /grade \d/ }).first();
+    await graded.waitFor(STEP);
+    await expect.poll(() => graded.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), SLOW).toBeGreaterThan(0);
+    await shot('grading-recent');
+
+    // a long session name wraps from the left of its row (it sat at the row's right end beside "← Sessions")
+    const long = await createSession(h, { name: `Estate lot h342 ${'three binders, two shoeboxes and a tin of vintage cards, '.repeat(4)}`.slice(0, 255) });
+    await page.goto(`${base}/console#/sessions/${long}`);
+    const title = page.locator('#session-title');
+    await title.waitFor(STEP);
+    const back = (await page.locator('.back').boundingBox())!;
+    const head = (await title.boundingBox())!;
+    expect(head.x - (back.x + back.width) < 40 || head.y >= back.y + back.height, `title at x ${head.x}, the back link ends at ${back.x + back.width}`).toBe(true);
+    expect(head.x + head.width).toBeLessThanOrEqual(1280);
+    expect((await page.locator('.actions').first().boundingBox())!.y).toBeGreaterThanOrEqual(head.y + head.height);
+    // on a phone, three lines at most, the whole name in its title, and nothing wider than the screen
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await expect.poll(() => title.evaluate((el) => el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)), SLOW).toBeLessThanOrEqual(3.05);
+      expect(await title.getAttribute('title')).toMatch(/^Estate lot h342/);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+
+    // a session with no game is "not set", not "Mixed": the list cannot know its cards' games
+    await createSession(h, { name: 'No game h342' });
+    await page.goto(`${base}/console#/sessions?q=No game h342`);
+    const game = page.locator('table.list tbody tr', { has: page.getByRole('link', { name: 'No game h342' }) }).locator('td[data-label="Game"]');
+    await expect.poll(() => game.textContent(), SLOW).toBe('not set');
+    expect(await game.locator('[title]').getAttribute('title')).toMatch(/no cards yet/);
+  }, 150_000);
+
   // last: it signs out
   it("forgets the account's page on sign-out: the next person is not shown the last one's session id (h106)", async () => {
     await page.goto(`${base}/console#/sessions/${sessionId}`);

@@ -23,6 +23,13 @@ export function sessionTotal(cards: number, total: number | null | undefined): {
   if (total === 0) return { text: 'not priced', title: 'No card in this session has a price above $0.00' };
   return { text: money(total) };
 }
+/**
+ * Why a session's game reads "not set": the API's `game` is empty (spec 1: "empty for a mix"), and the list reads no
+ * rows, so it cannot say whether the cards are of several games. "Mixed" beside an empty session, or one of 40 Pokémon
+ * cards, said what nobody knew (h342).
+ */
+export const sessionGameUnset = (cards: number) =>
+  cards === 0 ? 'No game was chosen for this session, and it has no cards yet' : 'No game was chosen for this session: its cards may be of any game';
 /** What a session's status badge means to whoever is at the counter. */
 export const statusMeaning: Record<string, string> = {
   live: 'Live: the scanner app can still add cards',

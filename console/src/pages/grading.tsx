@@ -2,9 +2,11 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Stat } from '../components/common.tsx';
-import { linkExpired, num, when } from '../lib/format.ts';
+import { RecentRequests } from '../components/recent-requests.tsx';
+import { linkExpired, num } from '../lib/format.ts';
 import { isImage, prepareImage } from '../lib/images.ts';
-import type { AsyncRequest, Page } from '../types.ts';
+import { gradingOutcome, gradingPicture } from '../lib/request-summary.ts';
+import type { AsyncRequest } from '../types.ts';
 
 const steps = ['CREATED', 'PROCESSING', 'DONE'] as const;
 /** A request's state in words (the API's CREATED, PROCESSING, DONE stay in the titles, h326). */
@@ -118,22 +120,11 @@ export function GradingPage({ shell }: { shell: Shell }) {
   const [started, setStarted] = useState(0);
   const [elapsed, setElapsed] = useState(0);
   const [error, setError] = useState<unknown>(null);
-  const [recent, setRecent] = useState<AsyncRequest[]>([]);
-  const [recentError, setRecentError] = useState<unknown>(null);
+  const [recentRead, setRecentRead] = useState(0);
   const poll = useRef<ReturnType<typeof setTimeout> | null>(null);
   const following = useRef(0);
 
-  const loadRecent = () =>
-    call<Page<AsyncRequest>>('GET', '/account/v2/request/?type=card-grader&page_size=10').then(
-      (p) => {
-        setRecent(p.results);
-        setRecentError(null);
-      },
-      // said, not swallowed: with the server away the list was simply empty (h84)
-      (err: unknown) => setRecentError(err),
-    );
   useEffect(() => {
-    void loadRecent();
     return () => {
       if (poll.current) clearTimeout(poll.current);
       // left the page: a loop whose call is out stops when it returns
@@ -161,7 +152,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
           if (mine !== following.current) return;
           setRequest(done);
           shell.creditsChanged();
-          void loadRecent();
+          setRecentRead((n) => n + 1);
           return;
         }
       } catch (err) {
@@ -289,19 +280,15 @@ export function GradingPage({ shell }: { shell: Shell }) {
       {records.map((r, i) => (
         <GradeRecord key={i} rec={r} onImageError={linkFailed} />
       ))}
-      <details class="panel">
-        <summary>Recent grading requests</summary>
-        <ErrorBox error={recentError} />
-        <ul class="plain">
-          {recent.map((r) => (
-            <li key={r.id}>
-              <button class="link" onClick={() => void open(r.id)}>
-                {when(r.created)} · <span title={r.status}>{stepName(r.status)}</span>
-              </button>
-            </li>
-          ))}
-        </ul>
-      </details>
+      <RecentRequests
+        type="card-grader"
+        label="Recent grading requests"
+        refresh={recentRead}
+        stateName={stepName}
+        outcome={(r) => (r.response ? gradingOutcome(r.response.records, r.response.grades) : '')}
+        picture={(r) => gradingPicture(r.response?.records ?? [])}
+        onOpen={(id) => void open(id)}
+      />
     </section>
   );
 }

@@ -2,11 +2,13 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Links } from '../components/common.tsx';
+import { RecentRequests } from '../components/recent-requests.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
-import { num } from '../lib/format.ts';
+import { num, when } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
 import { confidenceOf, eventIdOf, hashBytes, identificationFromObject, matchPlace, pickAlternative, READ_AS, type ReadAs } from '../lib/recognition-row.ts';
-import type { MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
+import { matchPrice, recognisedObjects, recognitionOutcome } from '../lib/request-summary.ts';
+import type { AsyncRequest, MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
 
 interface Photo {
   file: File;
@@ -29,10 +31,13 @@ function Sureness({ distance }: { distance: number | undefined }) {
   );
 }
 
+/** A queued request's state in words (the API's CREATED, PROCESSING, DONE in the title). */
+const requestState = (status: string) => ({ CREATED: 'Waiting', PROCESSING: 'Recognising', DONE: 'Done' })[status] ?? status;
+
 /** A card's name as shown: an empty `full_name` falls back to `name`, then to words (an empty string named nothing). */
 const cardName = (card: Record<string, unknown>): string => String(card.full_name || card.name || 'unnamed card');
 
-function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: number) => void }) {
+function CardResult({ object, onPick }: { object: MatchObject; onPick?: (index: number) => void }) {
   const ident = object._identification;
   const best = ident?.best_match;
   const place = best ? matchPlace(best) : null;
@@ -60,6 +65,7 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
           <p class="hint">
             {[place!.set, best.set_code, place!.number ? `#${String(place!.number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, place!.year].filter(Boolean).map(String).join(' · ')} · <Sureness distance={ident.distances[0]} />
           </p>
+          {matchPrice(best) ? <p data-testid="match-price">Price about {matchPrice(best)} (median)</p> : null}
           <Links links={best.links} />
           <PriceChart stats={best.price_stats as PriceStatsEntry[] | undefined} />
         </>
@@ -80,7 +86,7 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
                 </span>
                 {/* a card recognition could not name: a person who sees it is this one can say so, and add it. The
                     name holds the words shown, the card after them (WCAG 2.5.3: it was "It is Pikachu V") */}
-                {!best ? (
+                {!best && onPick ? (
                   <button
                     class="link"
                     onClick={() => {
@@ -100,17 +106,16 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
   );
 }
 
-/** The photo with each detected card's box, numbered as in the list beside it. */
-function PhotoBoxes({ photo }: { photo: Photo }) {
-  const r = photo.record;
-  const w = r?._width ?? photo.image.width;
-  const h = r?._height ?? photo.image.height;
+/** A photo with each detected card's box, numbered as in the list beside it. */
+function PhotoBoxes({ src, alt, record, width, height }: { src: string; alt: string; record: RecognitionRecord | undefined; width?: number; height?: number }) {
+  const w = record?._width ?? width;
+  const h = record?._height ?? height;
   return (
     <div class="photo-boxes">
-      <img src={photo.image.preview} alt={photo.file.name} />
+      <img src={src} alt={alt} />
       {w && h ? (
         <svg viewBox={`0 0 ${w} ${h}`} aria-hidden="true">
-          {(r?._objects ?? []).map((o) => {
+          {(record?._objects ?? []).map((o) => {
             const [x0, y0, x1, y1] = o.bound_box;
             return (
               <g key={o.id}>
@@ -127,8 +132,58 @@ function PhotoBoxes({ photo }: { photo: Photo }) {
   );
 }
 
+/**
+ * A finished asynchronous recognition request (an app's, sent through the queue), its records as the page shows a
+ * photo's. The photo is there only where the app sent a `_url` (echoed in the result): one sent as data is not kept
+ * once its request is done (docs/api-decisions.md, "Asynchronous requests").
+ */
+function RequestView({ request, onClose }: { request: AsyncRequest; onClose: () => void }) {
+  const records = (request.response?.records ?? []) as unknown as RecognitionRecord[];
+  const heading = useRef<HTMLHeadingElement>(null);
+  useLayoutEffect(() => heading.current?.focus(), [request.id]);
+  return (
+    <section class="panel request-view" aria-labelledby="request-title">
+      <div class="page-head">
+        <h2 id="request-title" tabIndex={-1} ref={heading}>
+          Request of {when(request.created)}
+        </h2>
+        <button class="link" onClick={onClose}>
+          Hide
+        </button>
+      </div>
+      <p class="hint" title={`${request.type} ${request.request?.endpoint ?? ''} · ${request.id}`}>
+        {request.status !== 'DONE'
+          ? `${request.request?.records?.length ?? 0} photos sent through the queue · ${requestState(request.status)}: open it again in a moment`
+          : `${records.length} ${records.length === 1 ? 'photo' : 'photos'} sent through the queue · ${recognitionOutcome(request.response?.records ?? [])}`}
+      </p>
+      {records.map((r, i) => {
+        const url = typeof (r as { _url?: unknown })._url === 'string' ? ((r as { _url?: string })._url as string) : undefined;
+        const name = r._id !== undefined && r._id !== null && r._id !== '' ? String(r._id) : `Photo ${i + 1}`;
+        return (
+          <div class="recognised" key={i}>
+            {url ? (
+              <PhotoBoxes src={url} alt={name} record={r} />
+            ) : (
+              <p class="no-photo hint">No photo: the app sent it as data, and the server keeps no copy once the request is done.</p>
+            )}
+            <div>
+              <h3>{name}</h3>
+              <p class={r._status.code >= 400 ? 'error' : 'hint'} title={`${r._status.code} ${r._status.text}`} data-testid="request-record-status">
+                {r._status.code >= 400 ? `Could not be read: ${r._status.text}` : photoLine(r)}
+              </p>
+              {shownObjects(r).map((o) => (
+                <CardResult key={o.id} object={o} />
+              ))}
+            </div>
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
 /** A record's objects shown as results: a slab's label only where it was identified on its own. */
-const shownObjects = (record: RecognitionRecord | undefined) => (record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification);
+const shownObjects = (record: RecognitionRecord | undefined) => (record ? recognisedObjects(record as unknown as Record<string, unknown>) : []);
 
 /** A photo's result in a line: how many cards were found in it and how many of them named. */
 function photoLine(record: RecognitionRecord): string {
@@ -156,6 +211,17 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   // the batch on screen: a drop while another is still being read replaces it, and the older one's answers are dropped
   const batch = useRef(0);
   const inFlight = useRef<AbortController | null>(null);
+  // an app's request sent through the queue, opened from the list below (h342: they showed nowhere)
+  const [opened, setOpened] = useState<AsyncRequest | null>(null);
+  const [openError, setOpenError] = useState<unknown>(null);
+  const openRequest = async (id: string) => {
+    setOpenError(null);
+    try {
+      setOpened(await call<AsyncRequest>('GET', `/account/v2/request/${id}`));
+    } catch (err) {
+      setOpenError(err);
+    }
+  };
 
   useEffect(() => {
     // the live ones among the newest 500 (the API's largest page): a shop's main session is rarely further back
@@ -320,7 +386,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       ) : null}
       {photos.map((p) => (
         <div class="recognised" key={p.hash + p.file.name}>
-          <PhotoBoxes photo={p} />
+          <PhotoBoxes src={p.image.preview} alt={p.file.name} record={p.record} width={p.image.width} height={p.image.height} />
           <div>
             <h2>{p.file.name}</h2>
             {p.error ? (
@@ -342,6 +408,16 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
           </div>
         </div>
       ))}
+      <ErrorBox error={openError} />
+      {opened ? <RequestView request={opened} onClose={() => setOpened(null)} /> : null}
+      <RecentRequests
+        type="collectibles-recognition"
+        label="Recent requests from apps"
+        refresh={0}
+        stateName={requestState}
+        outcome={(r) => (r.response ? recognitionOutcome(r.response.records) : '')}
+        onOpen={(id) => void openRequest(id)}
+      />
     </section>
   );
 }

@@ -624,7 +624,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         ) : (
           <div class="title-line">
             {/* the badge beside the heading, not in it: the page's name was read "Friday stream #1 live" (h84) */}
-            <h1 id="session-title" dir="auto" tabIndex={-1} ref={title}>
+            <h1 id="session-title" dir="auto" tabIndex={-1} ref={title} title={session.name}>
               {session.name}
             </h1>
             <span class={`badge ${session.status}`} title={statusMeaning[session.status]}>

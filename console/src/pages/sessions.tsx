@@ -3,7 +3,7 @@ import { call, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { hashParams } from '../lib/hash-params.ts';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
-import { sessionTotal, statusMeaning, when } from '../lib/format.ts';
+import { sessionGameUnset, sessionTotal, statusMeaning, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
 
 const pageSize = 50;
@@ -121,7 +121,8 @@ export function SessionsPage({ shell }: { shell: Shell }) {
           <label>
             Game
             <select value={newGame} onChange={(e) => setNewGame((e.target as HTMLSelectElement).value)}>
-              <option value="">Mixed</option>
+              {/* the API's empty game: a session of no one game, which "Mixed" promised cards of several (h342) */}
+              <option value="">Not set (any game)</option>
               <option>TCG</option>
               <option>Sports</option>
               <option>Comics</option>
@@ -151,7 +152,13 @@ export function SessionsPage({ shell }: { shell: Shell }) {
                       </a>
                     </td>
                     <td data-label="Game">
-                      <bdi>{s.game || 'Mixed'}</bdi>
+                      {s.game ? (
+                        <bdi>{s.game}</bdi>
+                      ) : (
+                        <span class="hint" title={sessionGameUnset(s.identification_count)}>
+                          not set
+                        </span>
+                      )}
                     </td>
                     <td data-label="Status">
                       <span class={`badge ${s.status}`} title={statusMeaning[s.status]}>
