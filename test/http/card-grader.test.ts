@@ -547,6 +547,14 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     const [where] = await run('localize', [{ _base64: foot }]);
     expect(where!._status.code).toBe(200);
     expect(Math.max(...(where!._points as number[][]).map((p) => p[1]!))).toBeGreaterThan(325);
+    // cut further (the foot's last 36 px gone), the detector closes the card along the photo's edge, inside it: the
+    // outline is then no card's shape (0.82 wide for tall), and it was warped to 63:88 and graded 200 "OK" (h347)
+    const shorter = (await sharp(single).extract({ left: 0, top: 0, width: width!, height: 310 }).jpeg({ quality: 95 }).toBuffer()).toString('base64');
+    for (const endpoint of ['grade', 'centering']) {
+      const [cut] = await run(endpoint, [{ _base64: shorter, 'no-image-output': true }]);
+      expect(cut!._status).toMatchObject({ code: 422, text: expect.stringMatching(/^The card runs off the photo at its bottom edge \(the outline found stops there and is no card's shape: .*take the photo again with the whole card in it\.$/) });
+      expect(cut!.grades).toBeUndefined();
+    }
   }, 90_000);
 
   it('grades an iPhone-style HEIC photo: its card found where the JPEG of the same photo gives it', async () => {
