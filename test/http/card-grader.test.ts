@@ -371,7 +371,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
       { _base64: await jpeg(small.image) },
       { _base64: await png(8, 8), 'skip-location': true, _id: 'x' },
     ]);
-    expect(tiny!._status).toMatchObject({ code: 422, text: expect.stringMatching(/40 px across; centering and grading need at least 120/) });
+    expect(tiny!._status).toMatchObject({ code: 422, text: expect.stringMatching(/40 px across; centering and grading need at least 120: send the photo larger, or take it closer with the card filling more of it\.$/) });
     expect(tiny!._points).toEqual([[0, 0], [40, 0], [40, 56], [0, 56]]);
     expect(tiny).not.toHaveProperty('grades');
     expect(strip!._status).toMatchObject({ code: 422, text: expect.stringMatching(/not card-shaped \(short side to long 50:2000 px; a card is 63:88\)/) });

@@ -244,7 +244,8 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     : given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR
     ? `The ${task.options.skipLocation ? 'image' : 'opaque region'} is not card-shaped (${shapeOf(full)}; a card is 63:88), so it cannot be warped upright.`
     : task.op !== 'crop_level' && cardWidthOf(full) < MIN_CARD_PIXELS
-      ? `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}.`
+      ? // what to do, as recognition says it (h347: a seller read only the number)
+        `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}: send the photo larger, or take it closer with the card filling more of it.`
       : undefined;
   if (unfit) return { ...result, unfit };
 
