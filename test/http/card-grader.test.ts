@@ -191,6 +191,11 @@ describe.each(backends)('card grader (%s)', (backend) => {
       .toBuffer();
     const [exact] = await run('localize', [{ _base64: square.toString('base64'), transparent: true }]);
     expect(exact!._points).toEqual([[100, 100], [600, 100], [600, 798], [100, 798]]);
+    // reported on those edges, measured on pixel centres as every outline is: the warp took the card half a pixel down
+    // and right, and a centred cut-out read 49.1/50.9 (h347)
+    const [centred] = await run('centering', [{ _base64: png.toString('base64'), transparent: true, 'no-image-output': true }]);
+    const centering = (centred!.card as { centering: Record<string, string> }[])[0]!.centering!;
+    for (const axis of ['left/right', 'top/bottom']) expect(Math.abs(Number(centering[axis]!.split('/')[0]) - 50), `${axis} ${centering[axis]}`).toBeLessThan(0.3);
     // A JPEG has no transparency: not a cut-out, and its frame is not taken for the card.
     const jpeg = await sharp(png).flatten({ background: '#202020' }).jpeg().toBuffer();
     const [opaque] = await run('centering', [{ _base64: jpeg.toString('base64'), transparent: true }]);

@@ -161,7 +161,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     quad = frameOf(pixels);
   } else if (task.options.transparent) {
     const cut = await quadFromAlpha(bytes, img.width, img.height);
-    quad = cut.quad;
+    // found on the mask's pixel edges (pixel i spans i to i + 1), and reported so; measured, as every outline here, with
+    // pixel centres on whole numbers: the warp took it half a pixel down and right, and a centred cut-out read 49.1/50.9
+    // where the same card found or sent with skip-location read 50.0/50.0 (h347)
+    quad = cut.quad && (cut.quad.map(([x, y]) => [x - 0.5, y - 0.5]) as Quad);
     // No pixel transparent (a JPEG, an opaque PNG): not a cut-out, and the frame is no card's outline.
     if (quad && !cut.transparent) return { ...size, found: true, quad: [[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]], prob: 1, versions, unfit: 'The image has no transparent pixels: `transparent` takes a cut-out (a PNG or WebP whose background is transparent). Send the photo without it to have the card found.' };
   } else {
@@ -219,10 +222,13 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   found = found.map(uprightCard);
   if (!quad) return { ...size, found: false, versions };
 
-  // The whole image as the card: its corners are the image's own, 0 to width and height.
+  // The whole image as the card: its corners are the image's own, 0 to width and height. A cut-out's on the opaque
+  // region's outer pixel edges likewise (h211), half a pixel out from the centres it is measured on.
+  const cutOut = task.options.transparent && !task.options.skipLocation;
+  const reported = (q: Quad): Quad => (cutOut ? (inPhoto(q, sx, sy).map(([x, y]) => [round1(x + 0.5), round1(y + 0.5)]) as Quad) : inPhoto(q, sx, sy));
   const full = task.options.skipLocation || onFrame
     ? uprightOrder([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]])
-    : inPhoto(quad, sx, sy);
+    : reported(quad);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
   if (found.length) {
     // Every card found, largest first: the first is the one measured.
@@ -262,7 +268,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       .catch(() => false);
     if (upsideDown) {
       quad = [quad[2], quad[3], quad[0], quad[1]];
-      const turned = inPhoto(quad, sx, sy);
+      const turned = reported(quad);
       result.quad = onFrame || task.options.skipLocation ? ([full[2], full[3], full[0], full[1]] as Quad) : turned;
       if (result.cards?.[0]) result.cards[0].quad = result.quad;
       result.turnedOver = true;
