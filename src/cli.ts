@@ -14,8 +14,8 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { flushErased, sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
-import { describeCollection } from './services/collection-service.ts';
-import { ServiceError } from './services/errors.ts';
+import { describeCollection, maxCapacity } from './services/collection-service.ts';
+import { ServiceError, isUuid } from './services/errors.ts';
 import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type ImportProgress } from './catalog/catalog-import.ts';
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
 import { MATCH_MODES, type MatchMode } from './catalog/reference-images.ts';
@@ -426,13 +426,22 @@ function catalogImagesRequest(values: Values, rest: readonly string[]): { catalo
   return { catalog: need(values.catalog, 'catalog'), dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set };
 }
 
+/** A day written YYYY-MM-DD that the calendar has (not 2020-02-30, which Date would roll into March). */
+function isCalendarDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const t = Date.parse(`${text}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().startsWith(text);
+}
+
 /** `prices delete`'s request, its options' forms checked (usageFirst). */
 function pricesDeleteRequest(values: Values, rest: readonly string[]) {
   const price = values.price === undefined ? undefined : Number(values.price);
   if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
   if (values.graded !== undefined && !['yes', 'no'].includes(values.graded)) throw new UsageError(`--graded is yes or no, not "${values.graded}"`);
   // an option's form is the usage's (exit 2), as --price's is: these were exit 1 (h194)
+  // a day the calendar has: 2021-02-29 passed the pattern here and was the service's exit 1 (h349)
   if (values.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, not "${values.date}"`);
+  if (values.date !== undefined && !isCalendarDay(values.date)) throw new UsageError(`--date is not a day of the calendar: "${values.date}"`);
   if (values.currency !== undefined && !/^[A-Za-z]{3}$/.test(values.currency)) throw new UsageError(`--currency must be a three-letter code such as USD, not "${values.currency}"`);
   return { catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' };
 }
@@ -444,6 +453,23 @@ function servicesOf(list: string): string[] {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+}
+
+/** The options that name a row by its UUID, and the commands whose one word does. */
+const ID_OPTIONS = ['account', 'collection', 'id', 'request', 'workspace'] as const;
+const ID_WORDS = new Set(['token revoke', 'token delete', 'collection show', 'collection delete', 'collection compact', 'request delete', 'workspace delete']);
+
+/**
+ * A UUID typed in capitals (copied from a tool that prints them so) in the form the database keeps: on SQLite
+ * `account show --account 2D84…` was "not found" and `collection list --account 2D84…` answered an empty list, exit 0,
+ * where PostgreSQL's uuid columns found them (h349); the collection, request and workspace services already did this.
+ */
+function canonicalIds(command: string, values: { -readonly [K in keyof Values]: Values[K] }, rest: string[]): void {
+  for (const k of ID_OPTIONS) {
+    const v = values[k];
+    if (typeof v === 'string' && isUuid(v)) values[k] = v.toLowerCase();
+  }
+  if (ID_WORDS.has(command) && rest[0] !== undefined && isUuid(rest[0])) rest[0] = rest[0].toLowerCase();
 }
 
 const accountOf = (values: Values): string => need(values.account, 'account');
@@ -488,7 +514,10 @@ const usageFirst = {
   'collection create': (values: Values) => {
     // a type no collection has is a mistake in what was typed (h274: it was exit 1, as a failure)
     if (values.type !== undefined && !(collectionTypes as readonly string[]).includes(values.type)) throw new UsageError(`--type is one of ${collectionTypes.join(', ')}, not ${JSON.stringify(values.type.slice(0, 40))}`);
-    return { accountId: accountOf(values), type: need(values.type, 'type'), name: need(values.name, 'name'), productField: values['product-field'], capacity: values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined };
+    const capacity = values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined;
+    // a range the usage can tell, as --limit's is (h349: `--capacity 0` was exit 1, `--capacity x` exit 2)
+    if (capacity !== undefined && (capacity < 1 || capacity > maxCapacity)) throw new UsageError(`--capacity must be an integer from 1 to ${maxCapacity}, got ${capacity}`);
+    return { accountId: accountOf(values), type: need(values.type, 'type'), name: need(values.name, 'name'), productField: values['product-field'], capacity };
   },
   'collection show': collectionOf,
   'collection delete': collectionOf,
@@ -725,6 +754,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       const near = command ? [...optionsOf(command)].filter((o) => o !== 'help').sort((a, b) => editDistance(typed, a) - editDistance(typed, b))[0] : undefined;
       message = `${unknown[1]} is not an option${command ? ` of "${command}"` : ''}${near && editDistance(typed, near) <= 2 ? ` (did you mean --${near}?)` : ''}`;
     }
+    // a one-dash word (`-name x`, `-f`): Node's words told to put it after `--` as a positional (h349)
+    const short = /^Unknown option '-([a-zA-Z0-9])'/.exec(message);
+    if (short) {
+      const word = argv.find((a) => /^-[^-]/.test(a) && a[1] === short[1]) ?? `-${short[1]}`;
+      const long = word.slice(1).split('=')[0]!;
+      const known = command ? optionsOf(command).has(long) : (Object.hasOwn(options, long) as boolean);
+      message = `${word.split('=')[0]} is not an option${command ? ` of "${command}"` : ''}: options are written with two dashes${known ? ` (did you mean --${long}?)` : ''}`;
+    }
     // `--amount -5`: the parser's own words told to write `--amount=-XYZ`; say it with the value typed
     const ambiguous = /^Option '(--[a-z-]+)[^']*' argument is ambiguous/.exec(message);
     const at = ambiguous ? argv.indexOf(ambiguous[1]!) : -1;
@@ -766,6 +803,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return values.help ? 0 : 2;
   }
   const { command, rest } = commandOf(positionals);
+  canonicalIds(command, values, rest);
   // a token is shown once: with stdout closed (Node then gives it /dev/null) or sent there it was lost, exit 0 (h194)
   if ((command === 'account create' || command === 'token add') && io === processIo && stdoutGoesNowhere()) {
     io.err('loupe: stdout is closed or /dev/null: the new token, shown only once, will be lost (`loupe token add` makes another)\n');
@@ -837,7 +875,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
-    const blank = Object.entries(values).find(([, v]) => v === '');
+    // spaces alone too (`--name "$UNSET "`): they were the service's "needs a non-empty name", exit 1 (h349)
+    const blank = Object.entries(values).find(([, v]) => typeof v === 'string' && v.trim() === '');
     if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);
     const stray = command === 'backup' || command === 'move-to-postgres' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);

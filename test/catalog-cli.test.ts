@@ -279,11 +279,12 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     // an option's form is the usage's, exit 2, as --price's is (they were 1, h194)
     expect(await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', '2/3/2024')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--date must be a day written YYYY-MM-DD/) });
     expect(await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--currency', 'dollars')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--currency must be a three-letter code/) });
-    // a day no calendar has: deleted nothing on SQLite, PostgreSQL's own error on PostgreSQL (h121)
+    // a day no calendar has: deleted nothing on SQLite, PostgreSQL's own error on PostgreSQL (h121); a usage slip, exit 2,
+    // told before the database is opened (h349: the service's exit 1)
     for (const day of ['2026-02-30', '2026-13-01', '0000-00-10']) {
       const impossible = await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', day);
       expect(impossible.stderr, day).toContain(`--date is not a day of the calendar: "${day}"`);
-      expect(impossible.code, day).toBe(1);
+      expect(impossible.code, day).toBe(2);
     }
     expect((await fails('prices', 'delete', '--catalog', 'pokemon')).code).toBe(2);
     expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4')).result).toMatchObject({ deleted: 1, left: 0 });

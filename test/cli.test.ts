@@ -293,7 +293,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     } finally {
       await app.close();
     }
-    expect((await fails('workspace', 'add', '--account', created.account, '--name', ' ')).stderr).toMatch(/A workspace needs a non-empty name/);
+    // spaces alone are a usage slip, as an empty value is (h349: the service's words, exit 1)
+    expect(await fails('workspace', 'add', '--account', created.account, '--name', ' ')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: --name is empty: give it a value\n\n {2}loupe workspace add /) });
 
     const shown = await loupe('account', 'show', '--account', created.account);
     expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'], created_at: expect.stringMatching(/Z$/) });
@@ -548,6 +549,24 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await fails('collection', 'create', '--account', owner.account, '--name', 'x')).code).toBe(2);
   }, 60_000);
 
+  it('takes ids typed in capitals as the database keeps them, on both backends (h349: SQLite said not found, or listed nothing)', async () => {
+    const owner = await loupe('account', 'create', '--name', 'Capitals');
+    const upper = owner.account.toUpperCase();
+    const photos = await loupe('collection', 'create', '--account', upper, '--type', 'photo', '--name', 'Photos');
+    // the list was empty, exit 0, on SQLite: the worst of the answers, as a script reads "no collections"
+    expect((await loupe('collection', 'list', '--account', upper)).collections.map((c: { collection_id: string }) => c.collection_id)).toEqual([photos.collection_id]);
+    expect(await loupe('account', 'show', '--account', upper)).toMatchObject({ id: owner.account, name: 'Capitals' });
+    expect((await loupe('token', 'list', '--account', upper)).tokens).toHaveLength(1);
+    expect(await loupe('credits', 'add', '--account', upper, '--amount', '5')).toEqual({ account: owner.account, credits: 1005 });
+    expect(await loupe('collection', 'show', photos.collection_id.toUpperCase())).toMatchObject({ collection_id: photos.collection_id, account: owner.account });
+    const second = await loupe('token', 'add', '--account', upper);
+    expect(await loupe('token', 'revoke', second.token_id.toUpperCase())).toEqual({ revoked: true });
+    expect(await loupe('token', 'delete', '--id', second.token_id.toUpperCase())).toEqual({ deleted: true });
+    // a token itself is not an id: its case is its own
+    expect((await fails('token', 'revoke', '--token', owner.token.toUpperCase())).code).toBe(1);
+    expect(await loupe('token', 'revoke', '--token', owner.token)).toEqual({ revoked: true });
+  }, 60_000);
+
   it('reports usage errors with exit code 2 and nothing on stdout', async () => {
     // the binary once each way (exit 2, exit 1), the rest in this process
     // without a command the usage is the error's text: stderr, exit 2
@@ -712,6 +731,12 @@ describe('admin CLI: a usage slip before the database', () => {
     [['collection', 'create', '--type', 'photo', '--name', 'c'], /missing --account/],
     [['collection', 'create', '--account', A, '--type', 'music', '--name', 'c'], /--type is one of photo, product, custom, fashion, homedecor, not "music"/],
     [['collection', 'create', '--account', A, '--type', 'photo', '--name', 'c', '--capacity', 'big'], /--capacity must be an integer/],
+    // a range the usage can tell (h349: exit 1 from the service, where --limit's range was exit 2)
+    [['collection', 'create', '--account', A, '--type', 'photo', '--name', 'c', '--capacity', '0'], /--capacity must be an integer from 1 to 1000000000, got 0/],
+    // spaces alone are no value (h349: the service's "needs a non-empty name", exit 1)
+    [['account', 'create', '--name', '   '], /--name is empty: give it a value/],
+    // one dash: Node's words told to put the word after `--` (h349)
+    [['account', 'create', '-name', 'x'], /-name is not an option of "account create": options are written with two dashes \(did you mean --name\?\)/],
     [['collection', 'show'], /missing --collection/],
     [['collection', 'delete'], /missing --collection/],
     [['collection', 'compact'], /missing --collection/],
@@ -733,6 +758,8 @@ describe('admin CLI: a usage slip before the database', () => {
     [['prices', 'import', '--catalog', 'keys'], /missing --file/],
     [['prices', 'import', '--file', 'prices.csv'], /missing --catalog/],
     [['prices', 'delete', '--catalog', 'keys'], /missing --card/],
+    // a day the calendar lacks passed the pattern here, and was the service's exit 1 once the database was open (h349)
+    [['prices', 'delete', '--catalog', 'keys', '--card', 'k', '--date', '2021-02-29'], /--date is not a day of the calendar: "2021-02-29"/],
     [['models', 'add'], /missing the pack folder/],
     [['models', 'activate'], /missing --name/],
     [['models', 'remove'], /missing --name/],
