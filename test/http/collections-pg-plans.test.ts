@@ -19,7 +19,7 @@ describe.skipIf(!backends.includes('postgres'))('k-NN plans on PostgreSQL', () =
     id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'plans', capacity: 10_000 })).id;
     let seed = 3;
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ recordId: `r${i}`, data: { _id: `r${i}`, blurb: 'x'.repeat(200) }, vector: Float32Array.from({ length: 16 }, next) }));
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ recordId: `r${i}`, data: { _id: `r${i}`, blurb: 'x'.repeat(200), sku: `S-${i}`, shelf: { row: `row ${i % 100}` } }, vector: Float32Array.from({ length: 16 }, next) }));
     const cs = new CollectionStore(store());
     for (let i = 0; i < rows.length; i += 500) await cs.insert(id, rows.slice(i, i + 500), 'test-16d');
     await sql`ANALYZE collection_records`.execute(store().db);
@@ -38,6 +38,19 @@ describe.skipIf(!backends.includes('postgres'))('k-NN plans on PostgreSQL', () =
       const res = await h.request('POST', '/similarity/custom/v2/visualKNN', { body: { query_record: { _id: 'r1' }, k }, headers: { 'collection-id': id } });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().answer_count).toBe(k);
+    }
+    expect(await seqScans()).toBe(before);
+  }, 120_000);
+
+  it('reads the records an equality or $in filter names through the records\' GIN index, not every record (h348)', async () => {
+    const before = await seqScans();
+    for (const filter of [{ sku: 'S-2077' }, { 'shelf.row': 'row 7' }, { sku: { $in: ['S-5', 'S-6', 'S-7'] } }]) {
+      const found = await h.request('POST', '/similarity/custom/v2/find', { body: { filter, limit: 100 }, headers: { 'collection-id': id } });
+      expect(found.statusCode, found.body).toBe(200);
+      const count = await h.request('POST', '/similarity/custom/v2/getRecordCount', { body: { filter }, headers: { 'collection-id': id } });
+      expect(count.json().count, count.body).toBe(found.json().answer_records.length);
+      const knn = await h.request('POST', '/similarity/custom/v2/visualKNN', { body: { query_record: { _id: 'r1' }, k: 5, filter }, headers: { 'collection-id': id } });
+      expect(knn.statusCode, knn.body).toBe(200);
     }
     expect(await seqScans()).toBe(before);
   }, 120_000);

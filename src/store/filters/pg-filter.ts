@@ -45,6 +45,19 @@ const and = (parts: Sql[]): Sql => (parts.length === 0 ? sql`true` : parts.lengt
 const or = (parts: Sql[]): Sql => (parts.length === 0 ? sql`false` : parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` OR `)})`);
 const not = (part: Sql): Sql => sql`(NOT ${part})`;
 
+/** A scalar as a jsonpath literal: a string quoted as field names are, a number or boolean as JSON writes it. */
+const jsonpathLiteral = (v: string | number | boolean): string => (typeof v === 'string' ? jsonpathString(v) : JSON.stringify(v));
+
+/**
+ * `root @? path`: the same lax-mode test as `jsonb_path_exists(root, path)`, written as the operator the collection's GIN
+ * index (`jsonb_path_ops`, migration 045) serves for `accessors == constant` clauses, so an equality or `$in` filter
+ * reads the records it names rather than every record of the collection (h348: a filter naming one SKU of 100,000 read
+ * them all). The constants are written into the path, which is itself one bound parameter.
+ */
+function pathMatchesIndexed(root: Sql, path: string): Sql {
+  return sql`(${root} @? ${path}::jsonpath)`;
+}
+
 function pathExists(root: Sql, path: string, vars?: Record<string, unknown>): Sql {
   return vars
     ? sql`jsonb_path_exists(${root}, ${path}::jsonpath, ${JSON.stringify(vars)}::jsonb)`
@@ -157,7 +170,7 @@ class Translator {
       const missing = missingPredicate(segments);
       return sql`jsonb_path_match(${root}, ${`exists(${path} ? (@ == null))${missing ? ` || ${missing}` : ''}`}::jsonpath)`;
     }
-    if (isScalar(v)) return pathExists(root, `${path} ? (@ == $v)`, { v });
+    if (isScalar(v)) return pathMatchesIndexed(root, `${path} ? (@ == ${jsonpathLiteral(v)})`);
     // Arrays and objects: lax jsonpath compares scalars only, so compare jsonb values in SQL,
     // both the value itself (`$.p`) and, for an array, its elements (`$.p[*]`).
     const json = JSON.stringify(v);
@@ -174,9 +187,8 @@ class Translator {
       const c = this.alias('c');
       parts.push(sql`EXISTS (SELECT 1 FROM jsonb_path_query(${root}, ${`${jsonpath(segments)}[*][*]`}::jsonpath) AS ${c}(v) WHERE ${c}.v IN (SELECT jsonb_array_elements(${JSON.stringify(scalars)}::jsonb)))`);
     } else if (scalars.length) {
-      const vars = Object.fromEntries(scalars.map((v, i) => [`v${i}`, v]));
-      const test = scalars.map((_, i) => `@ == $v${i}`).join(' || ');
-      parts.push(pathExists(root, `${jsonpath(segments)} ? (${test})`, vars));
+      const test = scalars.map((v) => `@ == ${jsonpathLiteral(v)}`).join(' || ');
+      parts.push(pathMatchesIndexed(root, `${jsonpath(segments)} ? (${test})`));
     }
     if (values.includes(null)) parts.push(this.eq(segments, null, root));
     for (const v of values) if (v !== null && !isScalar(v)) parts.push(this.eq(segments, v, root));

@@ -42,6 +42,7 @@ import { sessionTotalsExact } from './041-session-totals-exact.ts';
 import { gameKindNames } from './042-game-kind-names.ts';
 import { requestInputParts } from './043-request-input-parts.ts';
 import { requestUploadStaging } from './044-request-upload-staging.ts';
+import { recordDataIndex } from './045-record-data-index.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -54,4 +55,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards, sessionSearchText, sessionSearchIndex, webhookClaimIndexes, sessionTotalsExact, gameKindNames, requestInputParts, requestUploadStaging];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards, sessionSearchText, sessionSearchIndex, webhookClaimIndexes, sessionTotalsExact, gameKindNames, requestInputParts, requestUploadStaging, recordDataIndex];
