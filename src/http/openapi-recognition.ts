@@ -276,7 +276,7 @@ function webhookCallback(d: { paths?: Record<string, Record<string, Record<strin
   const delivery = {
     post: {
       summary: 'The request is DONE',
-      description: 'Sent to `webhook.endpoint`, or to `webhook.url` where the submit named it so. Retried on a network error, a timeout or an answer other than 2xx, on the server\'s schedule, up to its limit (docs/webhooks.md); the request\'s detail says how delivery went (`webhook`). Signed, not authenticated: the receiver checks `Loupe-Signature`.',
+      description: 'Sent to `webhook.endpoint`, or to `webhook.url` where the submit named it so. Retried on a network error, a timeout or an answer other than 2xx, a redirect (not followed) or 410 Gone (both final), on the server\'s schedule, up to its limit (docs/webhooks.md); the request\'s detail says how delivery went (`webhook`). Signed, not authenticated: the receiver checks `Loupe-Signature`.',
       security: [],
       parameters: [
         header('Loupe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` of `"<t>.<raw body>"` with the account\'s webhook secret (docs/webhooks.md, "Verifying the signature").'),

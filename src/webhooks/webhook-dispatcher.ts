@@ -236,6 +236,9 @@ export class WebhookDispatcher {
  * followed: a receiver that moved is a configuration error, and following would need its own address checks; 410 Gone
  * is the receiver's own "never again".
  */
+/** Bytes of a receiver's answer read before its connection is closed: more is never looked at. */
+const answerReadLimit = 64 * 1024;
+
 function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number, stop?: AbortSignal): Promise<Attempt> {
   let u: URL;
   try {
@@ -251,8 +254,15 @@ function post(url: string, body: string, headers: Record<string, string>, policy
     const client = u.protocol === 'https:' ? https : http;
     const req = client.request(u, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup(policy, (reason) => Object.assign(new Error(reason), { refused: true })), agent: false, timeout: timeoutMs }, (res) => {
       const status = res.statusCode ?? 0;
-      res.resume();
-      res.on('end', () => clearTimeout(total));
+      // only the status counts: the body is read up to a bound and dropped, then the connection closed (a receiver
+      // answering 200 MiB was read to the end or to the timeout, 36-200 MiB an attempt at 4 s, h350)
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > answerReadLimit) res.destroy();
+      });
+      res.on('error', () => undefined);
+      res.on('close', () => clearTimeout(total));
       if (status >= 200 && status < 300) return resolve({ ok: true });
       const retryAfterMs = retryAfterOf(res.headers['retry-after']);
       // a redirect says where to (h149: the commonest, http to https, was a guess)

@@ -1,10 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
-import { verifyWebhook } from '../../src/webhooks/webhook-signature.ts';
+import { signWebhook, verifyWebhook } from '../../src/webhooks/webhook-signature.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import type { Store } from '../../src/store/database.ts';
 import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
@@ -36,12 +41,13 @@ async function waitDone(h: Harness, id: string, timeoutMs = 60_000, token?: stri
 
 /** A webhook receiver that answers the given statuses in turn (then 200), recording each call. */
 async function receiver(statuses: number[]) {
-  const calls: { headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
+  const calls: { headers: http.IncomingHttpHeaders; body: string; raw: Buffer; at: number }[] = [];
   const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      calls.push({ headers: req.headers, body, at: Date.now() });
+      const raw = Buffer.concat(chunks);
+      calls.push({ headers: req.headers, body: raw.toString(), raw, at: Date.now() });
       res.statusCode = statuses[calls.length - 1] ?? 200;
       res.end('ok');
     });
@@ -580,6 +586,96 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     }
     throw new Error(`webhook never ${states.join(' or ')}`);
   };
+
+  it("webhook: the verifiers docs/webhooks.md gives a developer accept a real delivery and refuse it altered, late or without its time (h350)", async () => {
+    const doc = await readFile(path.join(import.meta.dirname, '../../docs/webhooks.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Verifying the signature'), doc.indexOf('## Delivery and retries'));
+    const js = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    const py = /```python\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(js && py).toBeTruthy();
+    const dir = await mkdtemp(path.join(tmpdir(), 'loupe-verifier-'));
+    const rx = await receiver([]);
+    try {
+      await writeFile(path.join(dir, 'verify.mjs'), js!);
+      const { verifyLoupeSignature } = (await import(pathToFileURL(path.join(dir, 'verify.mjs')).href)) as { verifyLoupeSignature: (secret: string, raw: Buffer, header: string) => boolean };
+      // letters beyond ASCII in the body: the HMAC is over its bytes
+      const res = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'Café München ✓', _base64: '!!' }], webhook: { url: rx.url } } });
+      expect(res.statusCode).toBe(201);
+      for (let i = 0; i < 200 && !rx.calls.length; i++) await new Promise((r) => setTimeout(r, 50));
+      const { raw, headers } = rx.calls[0]!;
+      const header = String(headers['loupe-signature']);
+      const secret = await h.app.loupe.requests.webhookSecret(h.account.account);
+      const altered = Buffer.from(raw.toString().replace('"DONE"', '"DONe"'));
+      const t = Number(/t=(\d+)/.exec(header)![1]);
+      const cases: [string, string, Buffer, string, boolean][] = [
+        ['as delivered', secret, raw, header, true],
+        ['the body altered', secret, altered, header, false],
+        ['the body parsed and written again', secret, Buffer.from(JSON.stringify(JSON.parse(raw.toString()), null, 1)), header, false],
+        ['another secret', `${secret}x`, raw, header, false],
+        ['its time moved', secret, raw, header.replace(`t=${t}`, `t=${t + 1}`), false],
+        ['no time', secret, raw, header.replace(/t=\d+,/, ''), false],
+        ['no header', secret, raw, '', false],
+        // signed by the server's own code at another time: late is refused, within 5 minutes accepted
+        ['signed 301 s ago', secret, raw, signWebhook(secret, raw.toString(), Date.now() - 301_000), false],
+        ['signed 200 s ago', secret, raw, signWebhook(secret, raw.toString(), Date.now() - 200_000), true],
+      ];
+      for (const [name, key, body, sig, want] of cases) expect(verifyLoupeSignature(key, body, sig), `node: ${name}`).toBe(want);
+      let python = true;
+      try {
+        execFileSync('python3', ['-c', 'pass']);
+      } catch {
+        python = false;
+      }
+      if (python) {
+        await writeFile(path.join(dir, 'verify.py'), `${py!}\nimport sys\nprint(verify_loupe_signature(sys.argv[1], open(sys.argv[2], "rb").read(), sys.argv[3]))\n`);
+        for (const [i, [name, key, body, sig, want]] of cases.entries()) {
+          await writeFile(path.join(dir, `body-${i}`), body);
+          const said = execFileSync('python3', [path.join(dir, 'verify.py'), key, path.join(dir, `body-${i}`), sig], { encoding: 'utf8' }).trim();
+          expect(said, `python: ${name}`).toBe(want ? 'True' : 'False');
+        }
+      }
+    } finally {
+      await rx.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("webhook: a receiver's answer is read up to 64 KiB, then its connection closed (h350: 200 MiB were read until the timeout cut them)", async () => {
+    let written = 0;
+    let heldMs = -1;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const began = Date.now();
+        res.writeHead(200);
+        const chunk = Buffer.alloc(1 << 20, 'x');
+        const pump = () => {
+          while (written < 256 << 20 && !res.destroyed) {
+            written += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('close', () => (heldMs = Date.now() - began));
+        pump();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const id = (await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url } } })).json().id as string;
+      expect((await webhookIn(id, ['delivered', 'failed'])).webhook).toMatchObject({ state: 'delivered', attempts: 1 });
+      for (let i = 0; i < 100 && heldMs < 0; i++) await new Promise((r) => setTimeout(r, 50));
+      // closed long before the 2 s timeout, with what socket buffers hold written at most
+      expect(heldMs).toBeGreaterThanOrEqual(0);
+      expect(heldMs).toBeLessThan(1500);
+      expect(written).toBeLessThan(32 << 20);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  }, 60_000);
+
 
   it('webhook: a receiver that keeps failing ends as failed with its last error; a 410 Gone is not retried', async () => {
     const down = await receiver([500, 500, 500, 500, 500]);
