@@ -243,7 +243,7 @@ export function recognitionAnswerFields<T>(doc: T): T {
         grades: { anyOf: [ref('GradingGrades'), nullOnly], description: '`card-grader` `grade`: the card\'s grades, its front and back weighed where both were sent; null where no card was graded.' },
         front_weight: { type: 'number', description: '`grade` with a front and a back: the front\'s weight.' },
         graded_side: { type: 'string', enum: ['front', 'back'], description: '`grade` with two records whose top-level `grades` are one side\'s (the other not graded, or both records one side): that side.' },
-        grades_note: str('`grade` with two records whose top-level `grades` are one side\'s: a sentence saying so.'),
+        grades_note: str('`grade` with two records whose top-level `grades` are one side\'s, or no record graded (`grades` null): a sentence saying so.'),
       },
       ['records'],
       { additionalProperties: true, description: 'What the request answered (spec 3 §2): its records, and for grading its type, endpoint and statistics.' },

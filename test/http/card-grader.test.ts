@@ -365,6 +365,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(response).not.toHaveProperty('front_weight');
     // and say they are the back's alone (h266: nothing said the front was missing from them)
     expect(response).toMatchObject({ graded_side: 'back', grades_note: expect.stringMatching(/^Graded from the back alone: the front was not graded/) });
+    // and where no record is graded, the null grades say why (h347: `grades: null` alone)
+    const none = await submit({ endpoint: 'grade', records: [{ _base64: await jpeg({ data: noise, width: 320, height: 240 }) }] });
+    expect(none).toMatchObject({ grades: null, grades_note: "No card was graded: the top-level grades are null (each record's status says why)." });
+    expect(none).not.toHaveProperty('graded_side');
   }, 60_000);
 
   it('refuses what cannot be measured: a card too few pixels across, an outline not card-shaped, an image over the pixel limit', async () => {

@@ -185,7 +185,10 @@ export class CardGraderJob implements JobHandler {
     const one = ctx.records.length === 2 && !(front && back) ? (front ?? back) : undefined;
     // (two records of one side, one not graded: no other side was missing, h268)
     const sameSide = sideOf[0] === sideOf[1];
-    const note = !one
+    const note = !grades
+      ? // no record graded: said, as a lone side is (h347: `grades: null` and nothing else)
+        { grades_note: `No card was graded: the top-level grades are null (each record's status says why).` }
+      : !one
       ? {}
       : sameSide
         ? { graded_side: one.side, grades_note: `Both records are the ${one.side}: the grades are the ${sides.length === 1 ? "one graded card's" : "first's"} (a grade's two records are one card's front and back; each record has its own grades).` }
