@@ -163,24 +163,81 @@ const anyId = { type: 'string', description: 'The record\'s `_id`, as text (one 
 // any JSON value: a record skipped for its `_id` (1.5, true, an object) is named by the `_id` it was sent with (h204: a
 // generated client's strict oneOf decoding lost the whole 206/211 answer)
 const sentId = { description: 'The record\'s `_id` as it was sent: a string or an integer, or, for a record skipped because its `_id` is of another type, that value.' };
-const answerRecord = { type: 'object', description: 'A stored record: `_id` and the fields `fields_to_return` asked for.', properties: { _id: anyId }, additionalProperties: true };
+// a fashion or home-decor item found in an image (spec 2 §2, "Detected object"; h351: sent, not declared)
+const detectedItem = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    id: { type: 'string' },
+    prob: { type: 'number' },
+    bound_box: { type: 'array', items: { type: 'number' }, description: '`[xmin, ymin, xmax, ymax]` in pixels.' },
+    area: { type: 'number' },
+    category_source: { type: 'string', description: 'Where its categories came from (`detector`, `neighbours`, or the record).' },
+    category_filter: { type: 'boolean', description: 'A query item: whether the search kept to its `Top Category` and `Category`.' },
+    'Top Category': { type: 'string' },
+    Category: { type: 'string' },
+    _tags: { type: 'object', additionalProperties: true },
+    _tags_simple: { type: 'array', items: { type: 'string' } },
+  },
+  additionalProperties: true,
+};
+const items = { type: 'array', items: detectedItem, description: 'Fashion and home decor: the items found in the image.' };
+// the fields the server adds to a stored record (spec 2 §2), beside the record's own
+const answerRecord = {
+  type: 'object',
+  description: 'A stored record: `_id` and the fields `fields_to_return` asked for.',
+  properties: { _id: anyId, _objects: items, _tags_simple: { type: 'array', items: { type: 'string' } }, 'Top Category': { type: 'string' }, Category: { type: 'string' } },
+  additionalProperties: true,
+};
 const skippedRecord = {
   type: 'object',
   description: 'A record not taken: its `_id` (when it had one) and `_reason.status`, the record\'s own code and text.',
-  properties: { _id: sentId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' }, request_id: { type: 'string', description: "The request's id, as the log's lines carry it (h167: sent, not declared)" } } } }, additionalProperties: true } },
+  properties: {
+    _id: sentId,
+    _reason: {
+      type: 'object',
+      properties: {
+        status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' }, request_id: { type: 'string', description: "The request's id, as the log's lines carry it (h167: sent, not declared)" } } },
+        // spec 2, nearDupsInsert: a near duplicate names the stored records it is near (h351: sent, not declared)
+        answer_records: { type: 'array', items: answerRecord, description: 'nearDupsInsert: the stored records this one is a near duplicate of.' },
+        answer_distances: { type: 'array', items: { type: 'number' }, description: 'nearDupsInsert: their distances, in their order.' },
+        query_index: { type: 'integer', description: 'visualKNNMulti, visualTagsKNNMulti: the place in `query_records` of the query skipped.' },
+      },
+      additionalProperties: true,
+    },
+  },
   additionalProperties: true,
 };
 const records = { type: 'array', items: answerRecord };
 const skipped = { type: 'array', items: skippedRecord };
 const count = { type: 'integer' };
 const distances = { type: 'array', items: { type: 'number' }, description: 'One per answer record, in its order: lower is closer.' };
-const queryRecords = { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The query as read: its `_id` or image size, `_objects` where the collection detects items.' };
+// what the server adds to a query it echoes (h351: sent, not declared; the query's own fields come back as sent)
+const queryRead = {
+  _width: { type: 'integer', description: 'A query image: its width.' },
+  _height: { type: 'integer' },
+  _objects: items,
+};
+const queryRecords = { type: 'array', items: { type: 'object', properties: queryRead, additionalProperties: true }, description: 'The query as read: its `_id` or image size, `_objects` where the collection detects items.' };
 const knn = { query_records: queryRecords, answer_records: records, answer_distances: distances, answer_count: count, skipped_records: skipped };
+// text search's echo of its query (docs/api-decisions.md, "Text search")
+const textQuery = {
+  _text_engine: { type: 'string', enum: ['keyword', 'clip'], description: 'The engine that answered.' },
+  _query_language: { type: 'string', description: 'The language read in `_text_data` (ISO 639-1, or `simple`).' },
+  _unmatched_terms: { type: 'array', items: { type: 'string' }, description: 'Object or garment words no record shows nor names.' },
+  _unread_terms: { type: 'array', items: { type: 'string' }, description: 'Words the engine could not read.' },
+};
+const textSearchState = {
+  type: 'object',
+  description: "The keyword engine's progress over the collection's records (not custom collections).",
+  properties: { engine: { type: 'string' }, seen: count, pending: count, no_image: count, failed: count, records: count, retokenising: count },
+  additionalProperties: true,
+};
 const written = { answer_records: records, skipped_records: skipped, answer_count: count };
 
 /** Each collection method's own answer fields (spec 2 §4, and docs/api-decisions.md where it shows none). */
 const answerFields: Record<string, Record<string, unknown>> = {
-  ping: { info: { type: 'string', description: 'The collection, its record count and index, and (not custom collections) its text search.' }, text_search: { type: 'object', additionalProperties: true } },
+  ping: { info: { type: 'string', description: 'The collection, its record count and index, and (not custom collections) its text search.' }, text_search: textSearchState },
   insert: written,
   nearDupsInsert: written,
   delete: written,
@@ -197,7 +254,7 @@ const answerFields: Record<string, Record<string, unknown>> = {
   visualTagsKNNMulti: knn,
   range: knn,
   nearDuplicates: knn,
-  text: knn,
+  text: { ...knn, query_records: { ...queryRecords, items: { type: 'object', properties: textQuery, additionalProperties: true } } },
   detectKNN: {
     query_records: queryRecords,
     answer_objects: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, id: { type: 'string' }, prob: { type: 'number' }, bound_box: { type: 'array', items: { type: 'number' } }, answer_records: records, answer_distances: distances, answer_count: count } }, description: 'One per detected object; absent (and `answer_records`, `answer_distances` given for the whole image) when none is detected.' },
@@ -228,9 +285,13 @@ export function collectionAnswerFields<T>(doc: T): T {
       for (const [code, response] of Object.entries(op?.responses ?? {})) {
         const json = response.content?.['application/json'];
         const schema = json?.schema as { $ref?: string; description?: string } | undefined;
-        if (Number(code) >= 400 || schema?.$ref !== envelope) continue;
         // a $ref's siblings are ignored in OpenAPI 3.0: the status's meaning stays on the response
-        json!.schema = { $ref: `#/components/schemas/${name}` };
+        if (schema?.$ref === envelope) json!.schema = { $ref: `#/components/schemas/${name}` };
+        // a batch none of whose records was taken (insert 400/411/412, get/update/delete 404) is the method's own answer,
+        // `skipped_records` saying why for each: typed as the method's answer, beside the request error it may also be
+        // (h351: a bare envelope, and a generated client saw no `skipped_records` where it matters most)
+        const alternatives = (schema as { anyOf?: { $ref?: string }[] } | undefined)?.anyOf;
+        if (Number(code) >= 400 && alternatives) for (const a of alternatives) if (a.$ref === envelope) a.$ref = `#/components/schemas/${name}`;
       }
     }
   }

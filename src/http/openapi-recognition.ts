@@ -231,7 +231,24 @@ export function recognitionAnswerFields<T>(doc: T): T {
   if (used) {
     Object.assign(schemas, gradingSchemas);
     schemas.RequestRecord = {
-      anyOf: [ref('RecognitionRecord'), ref('GradingRecord'), object({ _status: object({ code: { type: 'integer' }, text: str(), request_id: str() }, ['code', 'text']) }, ['_status'], { additionalProperties: true })],
+      anyOf: [
+        ref('RecognitionRecord'),
+        ref('GradingRecord'),
+        object(
+          {
+            _status: object({ code: { type: 'integer' }, text: str(), request_id: str() }, ['code', 'text']),
+            // spec 3 §2's upscaler record (h351: sent, not declared)
+            _width: { type: 'integer' },
+            _height: { type: 'integer' },
+            _upscaled_width: { type: 'integer', description: '`upscaler`: the upscaled image\'s width.' },
+            _upscaled_height: { type: 'integer' },
+            _upscaled_image_url: str('`upscaler`: a signed link to the upscaled image.'),
+            _model: str('`upscaler`: the model and scale used.'),
+          },
+          ['_status'],
+          { additionalProperties: true },
+        ),
+      ],
       description: 'By the request\'s type: `collectibles-recognition` a RecognitionRecord, `card-grader` a GradingRecord (spec 3 §2), `upscaler` and `flows` their own records with their `_status` (docs/flows.md).',
     };
     schemas.RequestResponse = object(

@@ -3,12 +3,23 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { badRequest } from '../../../services/errors.ts';
 import { takesOnly } from '../../unknown-parameters.ts';
-import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, eachWithStatus, recordsAnsweredEach, Statistics } from '../../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, eachWithStatus, recordsAnsweredEach, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
 const tags = ['image matching'];
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429];
+
+// the fields each answer record carries beside the record's own (its `_id` and `_url` as sent), spec 2 §4: a generated
+// client saw `records` as objects of nothing and had no `bmh1`, `_status` or `removed_records` to read (h351)
+const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
+const Size = { _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()) };
+const open = { additionalProperties: true };
+const HashRecord = Type.Object({ ...Size, bmh1: Type.Optional(Type.String({ description: '256 binary digits.' })), phash: Type.Optional(Type.String({ description: '64 binary digits.' })), _status: RecordStatus }, open);
+const Removed = Type.Object({ ...Size, _distance: Type.Optional(Type.Integer({ description: 'Hamming distance (bits) to the record kept.' })) }, open);
+const KeptRecord = Type.Object({ ...Size, _status: RecordStatus, removed_records: Type.Optional(Type.Array(Removed, { description: 'The duplicates of this record, moved here.' })) }, open);
+const RankedRecord = Type.Object(Size, open);
+const SkippedRecord = Type.Object({ _status: RecordStatus }, open);
 
 /** `/image_matching/v2/…`: hashes, duplicate removal and ranking of images sent in the request (spec 2 §4). */
 export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<void> {
@@ -41,7 +52,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         records: recordsAnsweredEach(ImageRecordInput, config.limits.hashRecords, eachWithStatus(config.limits.hashRecords)),
         hash_type: Type.Optional({ ...HashType, description: 'One hash; both when absent.' }),
       }),
-      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
+      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(HashRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
     preValidation: takesOnly('image_matching/v2/visual_hash', ['records', 'hash_type']),
     handler: async (request) => imageMatching.visualHash(ctx(request.id), request.body.records, request.body.hash_type),
@@ -59,7 +70,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
         range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates: at most 256 with bmh1, 64 with phash.' })),
       }),
-      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
+      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(KeptRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
     preValidation: takesOnly('image_matching/v2/remove_duplicates', ['records', 'hash_type', 'range']),
     handler: async (request) => {
@@ -87,11 +98,11 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       response: envelopeResponses(
         Type.Object({
           status: EnvelopeStatus,
-          query_records: Type.Array(OutputRecord),
-          answer_records: Type.Array(OutputRecord),
+          query_records: Type.Array(RankedRecord),
+          answer_records: Type.Array(RankedRecord),
           answer_distances: Type.Array(Type.Integer()),
           answer_count: Type.Integer(),
-          skipped_records: Type.Array(OutputRecord),
+          skipped_records: Type.Array(SkippedRecord),
           statistics: Statistics,
         }),
         imageAnswers,
