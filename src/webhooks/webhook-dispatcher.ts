@@ -229,6 +229,9 @@ export class WebhookDispatcher {
   }
 }
 
+/** Bytes of a receiver's answer read before its connection is closed: more is never looked at. */
+const answerReadLimit = 64 * 1024;
+
 /**
  * One POST. Network errors and every answer but a 2xx, a redirect and 410 are worth retrying: a receiver refusing a
  * signature (400, 401, 403: the secret rotated, a deploy half done) or not routing the path yet (404) comes right within
@@ -236,9 +239,6 @@ export class WebhookDispatcher {
  * followed: a receiver that moved is a configuration error, and following would need its own address checks; 410 Gone
  * is the receiver's own "never again".
  */
-/** Bytes of a receiver's answer read before its connection is closed: more is never looked at. */
-const answerReadLimit = 64 * 1024;
-
 function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number, stop?: AbortSignal): Promise<Attempt> {
   let u: URL;
   try {
