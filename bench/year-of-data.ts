@@ -392,7 +392,7 @@ for (const backend of backends) {
         ['big session rows, last page', `SELECT * FROM card_identifications WHERE session_id = $1 ORDER BY seq LIMIT 501 OFFSET ${BIG_ROWS - 500}`, [bigId]],
         ['requests count, status and type', `SELECT count(*), max(seq) FROM async_requests WHERE account_id = $1 AND type = $2 AND status = $3`, [acct, 'card-grader', 'DONE']],
         ['requests deep page', `SELECT * FROM async_requests WHERE account_id = $1 ORDER BY seq DESC LIMIT 100 OFFSET 39900`, [acct]],
-        ['collection find by sku', `SELECT key, record_id, data FROM collection_records WHERE collection_id = $1 AND ${backend === 'postgres' ? `jsonb_path_exists(data_b, '$."sku" ? (@ == $v)', '{"v":"SKU-50000"}')` : '1'} ORDER BY key LIMIT 10`, [collection]],
+        ['collection find by sku', `SELECT key, record_id, data FROM collection_records WHERE collection_id = $1 AND ${backend === 'postgres' ? `data_b @? '$."sku" ? (@ == "SKU-50000")'` : '1'} ORDER BY key LIMIT 10`, [collection]],
       ];
       for (const [label, q, params] of plans) {
         if (backend === 'sqlite') {
