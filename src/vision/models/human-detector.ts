@@ -225,14 +225,20 @@ export class HumanDetector {
 
   /** {@link faces} with BlazeFace's points and box width, which the false-face rule reads (`faceLike`). */
   private async facesSeen(img: RgbPixels): Promise<SeenFace[]> {
-    const result = await this.run(img);
+    // Human stretches its input to BlazeFace's 256 × 256 whatever its shape: a 16:9 photo's faces were squeezed to 0.56
+    // of their width (bbt1 lost one of its 4 faces; a 2,100 × 940 sheet of six group photos, 31 of 40; a 30:1 panorama
+    // every face), so the photo is centred on a square grey canvas first and the boxes moved back (h352)
+    const { canvas, offsetX, offsetY } = squared(img);
+    const result = await this.run(canvas);
     return result.face
       .map((f) => {
         const [x, y, w, h] = f.box;
         const nw = w * faceBoxWidth;
-        const face: Detection = { name: 'face', prob: round3(f.boxScore ?? f.score), bound_box: clampBox(x + (w - nw) / 2, y - faceBoxRaise * h, nw, h, img) };
-        return { face, points: (f.mesh ?? []).map((m): [number, number] => [m[0]!, m[1]!]), boxWidth: w };
+        const face: Detection = { name: 'face', prob: round3(f.boxScore ?? f.score), bound_box: clampBox(x - offsetX + (w - nw) / 2, y - offsetY - faceBoxRaise * h, nw, h, img) };
+        return { face, points: (f.mesh ?? []).map((m): [number, number] => [m[0]! - offsetX, m[1]! - offsetY]), boxWidth: w };
       })
+      // a face wholly on the canvas around the photo is none of the photo's
+      .filter((s) => s.face.bound_box[2] > s.face.bound_box[0] && s.face.bound_box[3] > s.face.bound_box[1])
       .sort((a, b) => b.face.prob - a.face.prob);
   }
 
@@ -456,6 +462,18 @@ export function withMargin(img: RgbPixels): { canvas: RgbPixels; offsetX: number
   const out = new Uint8Array(4 * W * H * 3).fill(canvasGrey);
   for (let y = 0; y < H; y++) out.set(data.subarray(y * W * 3, (y + 1) * W * 3), ((y + offsetY) * 2 * W + offsetX) * 3);
   return { canvas: { data: out, width: 2 * W, height: 2 * H }, offsetX, offsetY };
+}
+
+/** The photo in the middle of a grey square as wide as its long side (itself when square): what BlazeFace sees undistorted. */
+export function squared(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
+  const { width: W, height: H, data } = img;
+  if (W === H) return { canvas: img, offsetX: 0, offsetY: 0 };
+  const side = Math.max(W, H);
+  const offsetX = Math.floor((side - W) / 2);
+  const offsetY = Math.floor((side - H) / 2);
+  const out = new Uint8Array(side * side * 3).fill(canvasGrey);
+  for (let y = 0; y < H; y++) out.set(data.subarray(y * W * 3, (y + 1) * W * 3), ((y + offsetY) * side + offsetX) * 3);
+  return { canvas: { data: out, width: side, height: side }, offsetX, offsetY };
 }
 
 /**
