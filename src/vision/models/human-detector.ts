@@ -464,10 +464,15 @@ export function withMargin(img: RgbPixels): { canvas: RgbPixels; offsetX: number
   return { canvas: { data: out, width: 2 * W, height: 2 * H }, offsetX, offsetY };
 }
 
-/** The photo in the middle of a grey square as wide as its long side (itself when square): what BlazeFace sees undistorted. */
+/** Long side over short side up to which a photo goes to BlazeFace stretched to its square, as before h352. */
+const squareEnough = 1.25;
+
+/** The photo in the middle of a grey square as wide as its long side (itself when near square): what BlazeFace sees undistorted. */
 export function squared(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
   const { width: W, height: H, data } = img;
-  if (W === H) return { canvas: img, offsetX: 0, offsetY: 0 };
+  // a photo near square (a 40 × 47 thumbnail, 4:5) is seen as before: letterboxed, such thumbnails gave false faces
+  // (the identity bench's 40 × 47 Caltech thumbnails with a face: 20 → 33 of 450), and its faces lose little stretched
+  if (Math.max(W, H) / Math.min(W, H) <= squareEnough) return { canvas: img, offsetX: 0, offsetY: 0 };
   const side = Math.max(W, H);
   const offsetX = Math.floor((side - W) / 2);
   const offsetY = Math.floor((side - H) / 2);
