@@ -19,7 +19,7 @@ import path from 'node:path';
 import { HnswIndex } from '../src/index/hnsw-index.ts';
 import { CollectionStore, pgIndexDdl, pgIndexName } from '../src/store/collection-store.ts';
 import { openStore } from '../src/store/database.ts';
-import { seededRandom } from '../src/util/seeded-random.ts';
+import { synthetic, unit } from './lib-synthetic.ts';
 import { loupeCli } from '../test/helpers/processes.ts';
 import { startServer } from './lib-server.ts';
 
@@ -31,15 +31,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const queries = Number(process.env.BENCH_QUERIES ?? 200);
 const backends = (process.env.BENCH_BACKENDS ?? (process.env.DATABASE_URL ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
 
-const rand = seededRandom(20261122);
-const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
-function unit(v: Float32Array): Float32Array {
-  let s = 0;
-  for (const x of v) s += x * x;
-  const n = Math.sqrt(s) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
+const { rand, gauss } = synthetic(20261122);
 
 /** BENCH_ONLY=insert runs only the insert phase (it needs no synthetic vectors). */
 const onlyInsert = process.env.BENCH_ONLY === 'insert';

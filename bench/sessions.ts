@@ -14,30 +14,16 @@ import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { median, startServer, type BenchServer } from './lib-server.ts';
+import { sessionRow } from './lib-synthetic.ts';
 
 const batches = Number(process.env.BENCH_BATCHES ?? 20);
 const loadSeconds = Number(process.env.BENCH_SECONDS ?? 30);
 const backends = (process.env.BENCH_BACKENDS?.split(',') ?? (process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'])) as Array<'sqlite' | 'postgres'>;
 
 const row = (i: number, prefix: string) => ({
-  event_id: `${prefix}-${i}`,
-  seen: new Date(1_790_000_000_000 + i * 1000).toISOString(),
-  calls: 1 + (i % 3),
-  duration: 0.7 + (i % 5) / 10,
-  id_type: 'tcg',
-  name: `Card ${i % 700}`,
-  full_name: `Card ${i % 700} ${i % 165}/165 Scarlet & Violet 151`,
-  set_name: 'Scarlet & Violet 151',
-  set_code: 'MEW',
-  card_number: String(i % 165),
-  series: 'Scarlet & Violet',
-  year: '2023',
-  subcategory: 'Pokemon',
-  distance: 0.1 + (i % 10) / 100,
-  confidence: 'high',
+  ...sessionRow(i, prefix),
   links: { tcgplayer: `https://www.tcgplayer.com/product/${i}`, ebay: `https://www.ebay.com/sch/i.html?_nkw=card+${i}` },
   alternatives: [{ name: `Card ${i + 1}`, set_code: 'MEW', distance: 0.3 }, { name: `Card ${i + 2}`, set_code: 'PAF', distance: 0.35 }],
-  price_stats: [{ source: 'tcgplayer', market: 1.25, low: 0.9, currency: 'USD' }],
   price: 1.25,
 });
 

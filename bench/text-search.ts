@@ -29,7 +29,7 @@ import { recordText } from '../src/text-search/record-text.ts';
 import { seenText, TOKENS_VERSION, type Observed } from '../src/text-search/seen-tokens.ts';
 import { parseQuery } from '../src/text-search/query.ts';
 import { toFts5Match, toPgTsqueries } from '../src/text-search/query-compile.ts';
-import { seededRandom } from '../src/util/seeded-random.ts';
+import { synthetic, unit } from './lib-synthetic.ts';
 import { VisionEngine } from '../src/vision/engine/vision-engine.ts';
 import { scratchPgDatabase } from '../test/helpers/processes.ts';
 
@@ -37,19 +37,7 @@ const N = Number(process.env.BENCH_N ?? 10_000);
 const D = 1792;
 const runs = Number(process.env.BENCH_QUERIES ?? 60);
 const backends = (process.env.BENCH_BACKENDS ?? (process.env.DATABASE_URL ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
-const rand = seededRandom(20261124);
-const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-/** Zipf-like: index 0 most often (person is most of what CenterNet sees in photos). */
-const zipf = <T>(xs: readonly T[]) => xs[Math.min(xs.length - 1, Math.floor(xs.length * rand() ** 3))]!;
-
-function unit(v: Float32Array): Float32Array {
-  let s = 0;
-  for (const x of v) s += x * x;
-  const n = Math.sqrt(s) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
+const { rand, gauss, pick, zipf } = synthetic(20261124);
 
 const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}x${(i * 7919) % 997}`);
 const lexiconWords = ['red', 'blue', 'dress', 'shoes', 'chair', 'vintage', 'leather', 'summer', 'wooden', 'table', 'lamp', 'cotton'];

@@ -29,7 +29,7 @@ import { RequestStore } from '../src/store/request-store.ts';
 import { cocoLabels, colorNames } from '../src/text-search/lexicon/concepts.ts';
 import { recordText } from '../src/text-search/record-text.ts';
 import { seenText, TOKENS_VERSION, type Observed } from '../src/text-search/seen-tokens.ts';
-import { seededRandom } from '../src/util/seeded-random.ts';
+import { sessionRow, synthetic, unit } from './lib-synthetic.ts';
 import { loupeCli, randomPort, type ServerProcess } from '../test/helpers/processes.ts';
 import { median } from './lib-server.ts';
 
@@ -44,38 +44,13 @@ const runs = Number(process.env.BENCH_RUNS ?? 5);
 const backends = (process.env.BENCH_BACKENDS ?? (process.env.DATABASE_URL ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
 const shared = path.resolve(import.meta.dirname, '../../shared/catalogs');
 
-const rand = seededRandom(20261207);
-const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-const zipf = <T>(xs: readonly T[]) => xs[Math.min(xs.length - 1, Math.floor(xs.length * rand() ** 3))]!;
-function unit(v: Float32Array): Float32Array {
-  let s = 0;
-  for (const x of v) s += x * x;
-  const n = Math.sqrt(s) || 1;
-  for (let i = 0; i < v.length; i++) v[i]! /= n;
-  return v;
-}
+const { rand, gauss, pick, zipf } = synthetic(20261207);
 
 const games = ['Pokémon', 'Magic: The Gathering', 'Yu-Gi-Oh!', 'Sports', 'TCG'];
 const cardRow = (i: number, prefix: string) => ({
-  event_id: `${prefix}-${i}`,
-  seen: new Date(1_790_000_000_000 + i * 1000).toISOString(),
-  calls: 1 + (i % 3),
-  duration: 0.7 + (i % 5) / 10,
-  id_type: 'tcg',
-  name: `Card ${i % 700}`,
-  full_name: `Card ${i % 700} ${i % 165}/165 Scarlet & Violet 151`,
-  set_name: 'Scarlet & Violet 151',
-  set_code: 'MEW',
-  card_number: String(i % 165),
-  series: 'Scarlet & Violet',
-  year: '2023',
-  subcategory: 'Pokemon',
-  distance: 0.1 + (i % 10) / 100,
-  confidence: 'high',
+  ...sessionRow(i, prefix),
   links: { tcgplayer: `https://www.tcgplayer.com/product/${i}` },
   alternatives: [{ name: `Card ${i + 1}`, set_code: 'MEW', distance: 0.3 }],
-  price_stats: [{ source: 'tcgplayer', market: 1.25, low: 0.9, currency: 'USD' }],
   price: 1 + (i % 50) / 4,
 });
 
