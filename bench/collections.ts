@@ -13,11 +13,10 @@
  * PostgreSQL's HNSW index is built once after the load (as an operator would for a bulk import).
  */
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HnswIndex } from '../src/index/hnsw-index.ts';
-import { CollectionStore, pgIndexDdl, pgIndexName } from '../src/store/collection-store.ts';
+import { CollectionStore } from '../src/store/collection-store.ts';
+import { buildVectorIndex, dropVectorIndexForBulkLoad } from './lib-bulk-index.ts';
 import { openStore } from '../src/store/database.ts';
 import { synthetic, unit } from './lib-synthetic.ts';
 import { loupeCli } from '../test/helpers/processes.ts';
@@ -96,23 +95,11 @@ for (const backend of onlyInsert ? [] : backends) {
       const rows = vectors.slice(b, b + 1000).map((vector, j) => ({ recordId: `r${b + j}`, data: docs(b + j), vector, hash: hashes[b + j]! }));
       await cs.insert(collection, rows, 'synthetic-1792');
       // PostgreSQL: the first insert made the (empty) HNSW index; drop it for the bulk load.
-      if (b === 0 && backend === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(collection)}`).execute(store.db);
+      if (b === 0) await dropVectorIndexForBulkLoad(store, backend, collection);
     }
     const loadS = (performance.now() - tLoad) / 1000;
     const tIndex = performance.now();
-    if (backend === 'postgres') {
-      await sql.raw(`SET maintenance_work_mem = '1GB'`).execute(store.db);
-      await sql.raw(pgIndexDdl(collection, D)).execute(store.db);
-    } else {
-      const c = (await cs.get(collection))!;
-      const index = await HnswIndex.open({
-        file: path.join(server.dataDir, 'indexes', `${collection}.usearch`),
-        dimensions: D,
-        source: { dimensions: D, all: () => cs.allVectors(collection), changesSince: (seq) => cs.changesSince(collection, seq), currentSeq: async () => (await cs.get(collection))!.seq },
-      });
-      await index.checkpoint(c.seq);
-      await index.close();
-    }
+    await buildVectorIndex(store, cs, backend, collection, D, server.dataDir);
     const indexS = (performance.now() - tIndex) / 1000;
     await store.close();
 

@@ -22,8 +22,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { HnswIndex } from '../src/index/hnsw-index.ts';
-import { CollectionStore, pgIndexDdl, pgIndexName } from '../src/store/collection-store.ts';
+import { CollectionStore } from '../src/store/collection-store.ts';
+import { buildVectorIndex, dropVectorIndexForBulkLoad } from './lib-bulk-index.ts';
 import { openStore } from '../src/store/database.ts';
 import { RequestStore } from '../src/store/request-store.ts';
 import { cocoLabels, colorNames } from '../src/text-search/lexicon/concepts.ts';
@@ -100,27 +100,41 @@ const say = (s: string) => {
   lines.push(s);
 };
 
-/** Median of `runs` calls of `fn` after one, and the slowest /health answered meanwhile. */
-async function timed(url: string, label: string, fn: () => Promise<unknown>, n = runs): Promise<number> {
-  await fn();
+/**
+ * The slowest of `request` sent again and again (after `pauseMs`) while it runs, from its start to the stop it returns:
+ * how long the server held other callers meanwhile.
+ */
+function slowestBeside(request: () => Promise<unknown>, pauseMs = 0): () => Promise<number> {
   let stop = false;
-  let stall = 0;
+  let slowest = 0;
   const probe = (async () => {
     while (!stop) {
       const t = performance.now();
-      await fetch(`${url}/health`).then((r) => r.arrayBuffer());
-      stall = Math.max(stall, performance.now() - t);
-      await new Promise((r) => setTimeout(r, 2));
+      await request();
+      slowest = Math.max(slowest, performance.now() - t);
+      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
+  return async () => {
+    stop = true;
+    await probe;
+    return slowest;
+  };
+}
+
+const health = (url: string) => () => fetch(`${url}/health`).then((r) => r.arrayBuffer());
+
+/** Median of `runs` calls of `fn` after one, and the slowest /health answered meanwhile. */
+async function timed(url: string, label: string, fn: () => Promise<unknown>, n = runs): Promise<number> {
+  await fn();
+  const stalled = slowestBeside(health(url), 2);
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
     await fn();
     ms.push(performance.now() - t);
   }
-  stop = true;
-  await probe;
+  const stall = await stalled();
   const m = median(ms);
   say(`| ${label} | ${fmt(m)} | ${fmt(Math.max(...ms))} | ${fmt(stall)} |`);
   return m;
@@ -203,25 +217,13 @@ for (const backend of backends) {
     for (let b = 0; b < RECORDS; b += 500) {
       await cs.insert(collection, Array.from({ length: Math.min(500, RECORDS - b) }, (_, j) => record(b + j)), 'bench-1792');
       // PostgreSQL: the first insert made the (empty) HNSW index; dropped for the bulk load and built once after it
-      if (b === 0 && backend === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(collection)}`).execute(store.db);
+      if (b === 0) await dropVectorIndexForBulkLoad(store, backend, collection);
     }
     say(`fill: ${RECORDS} records through CollectionStore.insert: ${((performance.now() - t) / 1000).toFixed(0)} s`);
     // the vector index as a server that took these records one by one would have it: built and saved (SQLite), or
     // built (PostgreSQL). A start with no saved index rebuilds it before it listens (more than 2 minutes at 100,000 here)
     t = performance.now();
-    if (backend === 'postgres') {
-      await sql.raw(`SET maintenance_work_mem = '1GB'`).execute(store.db);
-      await sql.raw(pgIndexDdl(collection, D)).execute(store.db);
-    } else {
-      const c = (await cs.get(collection))!;
-      const index = await HnswIndex.open({
-        file: path.join(dataDir, 'indexes', `${collection}.usearch`),
-        dimensions: D,
-        source: { dimensions: D, all: () => cs.allVectors(collection), changesSince: (seq) => cs.changesSince(collection, seq), currentSeq: async () => (await cs.get(collection))!.seq },
-      });
-      await index.checkpoint(c.seq);
-      await index.close();
-    }
+    await buildVectorIndex(store, cs, backend, collection, D, dataDir);
     say(`fill: vector index built ${((performance.now() - t) / 1000).toFixed(0)} s`);
 
     t = performance.now();
@@ -340,20 +342,11 @@ for (const backend of backends) {
     if (backend === 'sqlite') {
       const to = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-year-backup-'));
       fs.rmdirSync(to);
-      let stall = 0;
-      let stop2 = false;
-      const probe = (async () => {
-        while (!stop2) {
-          const t1 = performance.now();
-          await api('GET', `${cs2}/session/?page=1`);
-          stall = Math.max(stall, performance.now() - t1);
-        }
-      })();
+      const stalled = slowestBeside(() => api('GET', `${cs2}/session/?page=1`));
       const t0 = performance.now();
       await loupeCli(env, 'backup', '--to', to);
       const ms = performance.now() - t0;
-      stop2 = true;
-      await probe;
+      const stall = await stalled();
       say(`backup of the running folder (loupe backup): ${fmt(ms)} ms, ${(size(to) / 1e6).toFixed(0)} MB; slowest sessions page 1 meanwhile ${fmt(stall)} ms`);
       fs.rmSync(to, { recursive: true, force: true });
     }
@@ -388,21 +381,11 @@ for (const backend of backends) {
 
     // erasure of the account (everything above), beside the running server
     {
-      let stall = 0;
-      let stop2 = false;
-      const probe = (async () => {
-        while (!stop2) {
-          const t1 = performance.now();
-          await fetch(`${url}/health`).then((r) => r.arrayBuffer());
-          stall = Math.max(stall, performance.now() - t1);
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      })();
+      const stalled = slowestBeside(health(url), 5);
       const t0 = performance.now();
       const out = await loupeCli(env, 'account', 'delete', '--account', account.account!);
       const ms = performance.now() - t0;
-      stop2 = true;
-      await probe;
+      const stall = await stalled();
       say(`account erasure (loupe account delete, server running): ${fmt(ms)} ms; /health stall meanwhile ${fmt(stall)} ms; ${JSON.stringify(out).slice(0, 300)}`);
     }
   } finally {
