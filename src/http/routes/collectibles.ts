@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, notTakenHere, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
+import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, notTakenHere, optionNotTakenInRecords, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
 import { refuseUnknownParameters } from '../unknown-parameters.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, eachWithStatus, recordsAnsweredEach, Statistics, type Answers } from '../schemas/search.ts';
@@ -72,14 +72,8 @@ const onlyRecords =
     }
     refuseUnknownParameters(`collectibles/v2${path}`, ['records'], body);
     const records: unknown = (body as { records?: unknown }).records;
-    if (!Array.isArray(records)) return;
-    for (const [i, record] of records.entries()) {
-      if (record === null || typeof record !== 'object' || Array.isArray(record)) continue;
-      for (const [key, value] of Object.entries(record as Record<string, unknown>)) {
-        const why = notTakenHere(path, `records[${i}].${key}`, key, value, true);
-        if (why) throw new ServiceError(400, 'invalid_request', why, [{ field: `records[${i}].${key}`, message: `not taken by ${path}` }]);
-      }
-    }
+    const asked = Array.isArray(records) ? optionNotTakenInRecords(path, records) : undefined;
+    if (asked) throw new ServiceError(400, 'invalid_request', asked.message, [{ field: asked.field, message: `not taken by ${path}` }]);
   };
 
 /** What the document says of an option (docs/api-decisions.md "Options" has the whole of it). */

@@ -1,7 +1,7 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, notTakenHere, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, notTakenHere, optionNotTakenInRecords, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
 import type { RecognitionService } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
@@ -88,13 +88,8 @@ export class CollectiblesJob implements JobHandler {
   validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
     if (!family || slab) {
-      for (const [i, rec] of records.entries()) {
-        for (const [key, value] of Object.entries(rec)) {
-          const why = notTakenHere(`/${endpointOf(endpoint)}`, `records[${i}].${key}`, key, value, true);
-          if (why) return refusal(`records[${i}].${key}`, why);
-        }
-      }
-      return undefined;
+      const asked = optionNotTakenInRecords(`/${endpointOf(endpoint)}`, records);
+      return asked && refusal(asked.field, asked.message);
     }
     const flags = optionsOf(family);
     const hints = recordHints(family);

@@ -194,6 +194,18 @@ export function notTakenHere(endpoint: string, field: string, key: string, value
   return `${named} is ${what} of ${takers.join(', ')}: ${endpoint} takes only "records" and would answer without it.`;
 }
 
+/** The first option asked in one of `records` (objects; others are passed over) that `endpoint` does not take ({@link notTakenHere}). */
+export function optionNotTakenInRecords(endpoint: string, records: readonly unknown[]): { field: string; message: string } | undefined {
+  for (const [i, record] of records.entries()) {
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) continue;
+    for (const [key, value] of Object.entries(record as Record<string, unknown>)) {
+      const message = notTakenHere(endpoint, `records[${i}].${key}`, key, value, true);
+      if (message) return { field: `records[${i}].${key}`, message };
+    }
+  }
+  return undefined;
+}
+
 /**
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
  * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too; a comic's `lang` is
