@@ -1084,7 +1084,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.route(`**/account/v2/request/${id}`, async (route) => {
       const real = await route.fetch();
       const body = (await real.text()).replace(/expires=\d+/g, () => (stale++, 'expires=1000000000'));
-      await route.fulfill({ response: real, body });
+      // the unfolded list and the opened request read this detail at once (h346), and a reload may drop one of them
+      // meanwhile: a request already answered or gone takes no answer, which is no failure of the page
+      await route.fulfill({ response: real, body }).catch((err: Error) => {
+        if (!/already handled|closed|disposed/i.test(err.message)) throw err;
+      });
       await page.unroute(`**/account/v2/request/${id}`);
     });
     await page.reload();
