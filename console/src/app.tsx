@@ -29,7 +29,8 @@ const serviceNames: Record<string, string> = {
   collectibles: 'Recognition',
   image_matching: 'Image matching',
   descriptor: 'Image descriptors',
-  identity: 'Face identity',
+  // faces and persons are found, never identified (README, status.md): "Face identity" promised what is not done
+  identity: 'Face and person detection',
 };
 
 /** Hash routes (`#/sessions/<id>`): the server serves one page, and a reload keeps the place. */

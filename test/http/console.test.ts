@@ -282,7 +282,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.getByTestId('credits').textContent()).toBe(String(credits));
     // the services in the pages' words, the API's names in the title for a developer
     const services = (await page.getByTestId('services').textContent())!.split(', ');
-    expect(services).toEqual(expect.arrayContaining(['Sessions', 'Recognition', 'Image descriptors', 'Face identity', 'Image matching', 'Grading', 'Search']));
+    expect(services).toEqual(expect.arrayContaining(['Sessions', 'Recognition', 'Image descriptors', 'Face and person detection', 'Image matching', 'Grading', 'Search']));
     const apiNames = (await page.getByTestId('services').getAttribute('title'))!.replace(/^API services: /, '').split(', ');
     expect(apiNames).toEqual(expect.arrayContaining(['cardstream', 'collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'visual_search']));
     expect(await page.getByTestId('workspace').textContent()).toBe('default');
