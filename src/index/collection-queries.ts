@@ -10,6 +10,11 @@ export interface TextHit {
   score: number;
 }
 
+/** What a backend keeps between one request's calls of one text query (CollectionQueries.text): empty at first. */
+export interface TextMemo {
+  held?: unknown;
+}
+
 export interface Hit {
   record: StoredRecord;
   /** Cosine distance, 1 − cos, in [0, 2]; the API scales it (see docs/api-decisions.md). */
@@ -47,9 +52,10 @@ export interface CollectionQueries {
   nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]>;
   /**
    * Text search: records whose seen content, own words or OCR text match the query, best first
-   * (BM25 over the collection's own full-text index), at most `k` after the filter.
+   * (BM25 over the collection's own full-text index), at most `k` after the filter. `memo`, one per request and query:
+   * a backend may keep there what a later call of the same query (a larger `k`) can read on from.
    */
-  text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]>;
+  text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter, memo?: TextMemo): Promise<TextHit[]>;
   /** Which of the query's concept codes and words occur anywhere in the collection's index. */
   present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
   /** Makes the collection ready to search (the embedded index read from its file, or built); nothing to do where the database holds it. */

@@ -5,7 +5,7 @@ import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/c
 import { sumVarints, type Database } from '../store/database.ts';
 import { sql, type Kysely } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
-import { ftsTable } from '../store/collection-text-store.ts';
+import { ftsTable, collectionLangs } from '../store/collection-text-store.ts';
 import { bm25Idf, fts5Idf, fts5String, inflectedWords, toFts5Match, toFts5PhraseGroups, type Inflections } from '../text-search/query-compile.ts';
 import { inflectedForms, stemLanguages } from '../text-search/inflections.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
@@ -410,8 +410,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (!held || held.seq !== c.seq || Date.now() - held.at > 60_000) {
       const db = this.store.store.db;
       const r = (await sql<{ n: number; t: number | null }>`SELECT count(*) AS n, sum(fts5_row_tokens(sz)) AS t FROM ${sql.raw(`${table}_docsize`)}`.execute(db)).rows[0];
-      const langs = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${c.id}`.execute(db);
-      held = { seq: c.seq, at: Date.now(), rows: Number(r?.n ?? 0), tokens: Number(r?.t ?? 0), langs: langs.rows.map((x) => x.lang) };
+      const langs = await collectionLangs(db, c.id);
+      held = { seq: c.seq, at: Date.now(), rows: Number(r?.n ?? 0), tokens: Number(r?.t ?? 0), langs };
       this.textCounts.set(c.id, held);
     }
     return held;

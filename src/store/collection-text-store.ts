@@ -95,6 +95,20 @@ export const pgRecordConfigs = (lang: string): string[] => {
   return lang === 'simple' ? [own, ...untoldLanguages.map((l) => `loupe_${l}_words`)] : own === englishWords ? [own] : [own, englishWords];
 };
 
+/**
+ * The languages a collection's text rows are in, by a skip scan of the `collection_text_lang` index (migration 046): one
+ * look per language, where `SELECT DISTINCT lang` read every row (the same SQL on both engines).
+ */
+export async function collectionLangs(db: Kysely<Database>, collectionId: string): Promise<string[]> {
+  const res = await sql<{ lang: string }>`WITH RECURSIVE l(lang) AS (
+      SELECT (SELECT lang FROM collection_text WHERE collection_id = ${collectionId} ORDER BY lang LIMIT 1)
+      UNION ALL
+      SELECT (SELECT t.lang FROM collection_text t WHERE t.collection_id = ${collectionId} AND t.lang > l.lang ORDER BY t.lang LIMIT 1) FROM l WHERE l.lang IS NOT NULL
+    )
+    SELECT lang FROM l WHERE lang IS NOT NULL`.execute(db);
+  return res.rows.map((r) => r.lang);
+}
+
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
 

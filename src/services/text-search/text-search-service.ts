@@ -401,7 +401,8 @@ export class TextSearchService {
           statistics: clock.done(),
         };
       }
-      const byKeyword = (m: number) => this.queries.text(c, q, m, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })));
+      const textMemo = {};
+      const byKeyword = (m: number) => this.queries.text(c, q, m, filter, textMemo).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })));
       // An object word is also looked for by the look of its first answers (look-expansion.ts); beside colours, which
       // re-rank by their own measure, it is not.
       // Only where the query is its object words alone: the look knows nothing of its other words, and a photo that
