@@ -107,10 +107,14 @@ export interface SummaryRow {
   average_grade: number | null;
 }
 
-/** A row as read with `seen_text` (below) in place of the `seen` column. */
+/**
+ * A row as read with `seen_text` (below) in place of the `seen` column. Set on the row itself, which keeps `seen_text`
+ * (a row's version leaves it out): a copy of each row without the two was 6 of a 500-row page's 45 ms on SQLite in a
+ * server's profile (h354).
+ */
 function withSeenText<T extends { seen: unknown; seen_text: string | null }>(row: T): Omit<T, 'seen' | 'seen_text'> & { seen: string | null } {
-  const { seen_text: seen, seen: _column, ...rest } = row;
-  return { ...rest, seen };
+  (row as { seen: unknown }).seen = row.seen_text;
+  return row as Omit<T, 'seen' | 'seen_text'> & { seen: string | null };
 }
 
 /**
@@ -474,15 +478,19 @@ export class CardSessionStore {
   /** `knownCount` (the session's counter) saves counting the rows again. */
   async listIdentifications(sessionId: string, eventId: string | undefined, limit: number, offset: number, knownCount?: number): Promise<{ count: number; rows: IdentificationRow[] }> {
     let countQ = this.db.selectFrom('card_identifications').select((eb) => eb.fn.countAll<number>().as('c')).where('session_id', '=', sessionId);
-    let rowsQ = this.db.selectFrom('card_identifications').selectAll().select(this.seenText('seen').as('seen_text')).where('session_id', '=', sessionId);
+    let pageQ = this.db.selectFrom('card_identifications').select('seq').where('session_id', '=', sessionId);
     if (eventId !== undefined) {
       countQ = countQ.where('event_id', '=', eventId);
-      rowsQ = rowsQ.where('event_id', '=', eventId);
+      pageQ = pageQ.where('event_id', '=', eventId);
     }
     // one row past the page: the count (the session's counter, or a count read beside the rows, not with them) is then
     // never below the rows an answer shows, nor ends the pages where a row written meanwhile follows (h93: PostgreSQL
-    // answered count 312 with 315 rows while a phone wrote)
-    const [counted, fetched] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit + 1).offset(offset).execute()]);
+    // answered count 312 with 315 rows while a phone wrote).
+    // The page's places are read from the (session_id, seq) index and only their rows from the table (one statement, so
+    // one snapshot, as before): PostgreSQL read every row the offset passed from the table and formatted its `seen`
+    // (h354: the last 500 of 20,000 rows 74 ms, 10 ms so); SQLite already skips them by the index, and is no slower so.
+    const rowsQ = this.db.selectFrom('card_identifications').selectAll().select(this.seenText('seen').as('seen_text')).where('seq', 'in', pageQ.orderBy('seq').limit(limit + 1).offset(offset)).orderBy('seq');
+    const [counted, fetched] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.execute()]);
     const rows = fetched.slice(0, limit);
     // a page past the end holds no row and says nothing of the count (its offset was taken for one, h98)
     return { count: fetched.length ? Math.max(counted, offset + fetched.length) : counted, rows: rows.map(withSeenText) };

@@ -831,6 +831,38 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('GET', cs(`identification/?session=${sid}`), { token: other.token })).statusCode).toBe(404);
   });
 
+  it("a page holds exactly the rows of the session's OFFSET query, in its order, when rows tie on seen and lie among another session's (h354: pages read by their places first)", async () => {
+    const db = (h.app.loupe as unknown as { store: Store }).store.db;
+    const sid = await createSession(h);
+    const other = await createSession(h);
+    // event ids against the upload order (PostgreSQL inserts a batch sorted by event id, numbered in the order sent),
+    // one `seen` for all, batches of both sessions one after the other: their places interleave in the table
+    for (let b = 0; b < 4; b++) {
+      const batch = (prefix: string) => Array.from({ length: 13 }, (_, i) => card(`${prefix}${String(99 - b * 13 - i).padStart(3, '0')}`, { name: `Card ${b}-${i}` }));
+      expect((await upload(sid, batch('z'))).json().created).toBe(13);
+      expect((await upload(other, batch('a'))).json().created).toBe(13);
+    }
+    const old = async (limit: number, offset: number, eventId?: string) => {
+      let q = db.selectFrom('card_identifications').select('id').where('session_id', '=', sid);
+      if (eventId !== undefined) q = q.where('event_id', '=', eventId);
+      return (await q.orderBy('seq').limit(limit).offset(offset).execute()).map((r) => String(r.id));
+    };
+    const walked: string[] = [];
+    for (let page = 1; page <= 8; page++) {
+      const got = await list(sid, `&page_size=7&page=${page}`);
+      const ids = (got.results as { id: string; session: string }[]).map((r) => r.id);
+      expect(ids).toEqual(await old(7, (page - 1) * 7));
+      expect(got.results.every((r: { session: string }) => r.session === sid)).toBe(true);
+      walked.push(...ids);
+    }
+    expect(walked).toHaveLength(52);
+    expect(new Set(walked).size).toBe(52);
+    expect((await list(sid, '&page_size=7&page=9')).results).toEqual([]);
+    const one = await list(sid, '&event_id=z050');
+    expect(one.results.map((r: { id: string }) => r.id)).toEqual(await old(1, 0, 'z050'));
+    expect((await list(sid, '&event_id=a050')).results).toEqual([]);
+  });
+
   it('PATCH corrects the match, keeps the original visible, works on closed sessions', async () => {
     const sid = await createSession(h);
     await upload(sid, [card('fix')]);
