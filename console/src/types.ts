@@ -82,6 +82,8 @@ export interface AsyncRequest {
   status: 'CREATED' | 'PROCESSING' | 'DONE';
   created: string;
   modified?: string;
+  /** On the list's rows: where its webhook is (null: none). */
+  webhook_state?: 'waiting' | 'pending' | 'delivered' | 'failed' | null;
   request?: { endpoint?: string; records?: Record<string, unknown>[] };
   response?: { records: Record<string, unknown>[]; grades?: Record<string, unknown> };
 }

@@ -60,6 +60,11 @@ export interface RequestSummary {
   workspace: string;
 }
 
+/** A row of the list: the summary and where its webhook is, as the list's `webhook_state` filter names it (null: none). */
+export interface RequestListRow extends RequestSummary {
+  webhook_state: 'waiting' | WebhookState | null;
+}
+
 /** The request as submitted, `_base64` left out. */
 export interface RequestEcho {
   type: string;
@@ -73,7 +78,7 @@ export interface RequestDetail extends RequestSummary {
   request: RequestEcho;
   response?: { records: Record<string, unknown>[]; [key: string]: unknown };
   modified: string;
-  webhook?: { url: string; state: string; attempts: number; last_error: string | null; next_attempt: string | null; delivered: string | null; failed: string | null };
+  webhook?: { url: string; state: 'waiting' | WebhookState; attempts: number; last_error: string | null; next_attempt: string | null; delivered: string | null; failed: string | null };
 }
 
 const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
@@ -83,6 +88,14 @@ const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'tran
 const hopHeaders = new Set(['trailer', 'te', 'upgrade', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'content-encoding']);
 
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
+/**
+ * Where a request's webhook is, in the words of the list's filter and the detail's `webhook.state`: `waiting` until
+ * the request is DONE (the row's state is null then), null for a request without one.
+ */
+function webhookStateOf(row: AsyncRequestRow): RequestListRow['webhook_state'] {
+  return row.webhook ? (row.webhookState ?? 'waiting') : null;
+}
+
 /** The most rows a page of the request list holds. */
 const maxRequestPage = 100;
 
@@ -332,7 +345,7 @@ export class RequestService {
     }
   }
 
-  async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; webhookState?: 'waiting' | WebhookState | undefined; page: number; pageSize: number; upTo?: number | undefined }): Promise<Page<RequestSummary> & { upTo?: number }> {
+  async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; webhookState?: 'waiting' | WebhookState | undefined; page: number; pageSize: number; upTo?: number | undefined }): Promise<Page<RequestListRow> & { upTo?: number }> {
     // past the most, the most, as the card-session lists read theirs (a shared pagination helper's 500 was a 400 here, h134)
     const query = { ...asked, pageSize: Math.min(asked.pageSize, maxRequestPage) };
     // a type no handler runs is a mistake (as an unknown status is), not a filter that matches nothing
@@ -340,7 +353,7 @@ export class RequestService {
     // a walk through the pages sees the list as it was at its first page: requests submitted meanwhile pushed every row
     // down a place, and the next page began with rows already read (h223: 772 rows read for 657 requests)
     const { count, rows, upToSeq } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, webhookState: query.webhookState, liveAt: Date.now(), upToSeq: query.upTo, limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
-    return { count, page: query.page, pageSize: query.pageSize, results: rows.map((r) => this.summary(r)), ...(upToSeq !== undefined ? { upTo: upToSeq } : {}) };
+    return { count, page: query.page, pageSize: query.pageSize, results: rows.map((r) => ({ ...this.summary(r), webhook_state: webhookStateOf(r) })), ...(upToSeq !== undefined ? { upTo: upToSeq } : {}) };
   }
 
   private summary(row: AsyncRequestRow): RequestSummary {
@@ -353,7 +366,7 @@ export class RequestService {
     if (row.webhook) {
       out.webhook = {
         url: row.webhook.url,
-        state: row.webhookState ?? 'waiting',
+        state: webhookStateOf(row)!,
         attempts: row.webhookAttempts,
         last_error: row.webhookLastError,
         next_attempt: row.webhookState === 'pending' && row.webhookNextAt !== null ? new Date(row.webhookNextAt).toISOString() : null,

@@ -787,6 +787,42 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     }
   }, 60_000);
 
+  it("the list's rows say each request's webhook_state as its filter names it, null without a webhook (h355)", async () => {
+    const gone = await receiver([410, 410, 410, 410]);
+    const ok = await receiver([]);
+    try {
+      const { token } = await h.newAccount();
+      const submit = async (url?: string) => (await h.request('POST', `${base}/`, { token, body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], ...(url ? { webhook: { url } } : {}) } })).json().id as string;
+      const [none, failed, delivered, waiting, pending] = [await submit(), await submit(gone.url), await submit(ok.url), await submit(ok.url), await submit(ok.url)];
+      await waitDone(h, none!, 60_000, token);
+      const detail = async (id: string) => (await h.request('GET', `${base}/${id}`, { token })).json() as Detail;
+      const settled = async (id: string, state: string) => {
+        for (let i = 0; i < 200 && (await detail(id)).webhook?.state !== state; i++) await new Promise((r) => setTimeout(r, 50));
+        expect((await detail(id)).webhook?.state).toBe(state);
+      };
+      await settled(failed!, 'failed');
+      for (const id of [delivered!, waiting!, pending!]) await settled(id, 'delivered');
+      // a request still running (held by a worker's lease for an hour) and a delivery waiting for its next try, as the
+      // store keeps them: the queue cannot be paused between two states from outside
+      const db = services().store.db;
+      await db.updateTable('async_requests').set({ status: 'PROCESSING', lease_until: Date.now() + 3_600_000, webhook_state: null }).where('id', '=', waiting!).execute();
+      await db.updateTable('async_requests').set({ webhook_state: 'pending', webhook_next_at: Date.now() + 3_600_000 }).where('id', '=', pending!).execute();
+      const want: Record<string, string | null> = { [none!]: null, [failed!]: 'failed', [delivered!]: 'delivered', [waiting!]: 'waiting', [pending!]: 'pending' };
+      const rows = async (query = '') => ((await h.request('GET', `${base}/?page_size=100${query}`, { token })).json() as { results: { id: string; webhook_state: string | null }[] }).results;
+      expect(Object.fromEntries((await rows()).map((r) => [r.id, r.webhook_state]))).toEqual(want);
+      for (const state of ['waiting', 'pending', 'delivered', 'failed']) {
+        const found = await rows(`&webhook_state=${state}`);
+        expect(found.map((r) => [r.id, r.webhook_state]), state).toEqual(Object.entries(want).filter(([, s]) => s === state));
+      }
+      // the detail says the same state
+      for (const id of [failed!, delivered!, waiting!, pending!]) expect((await detail(id)).webhook?.state).toBe(want[id]);
+      expect((await detail(none!)).webhook).toBeUndefined();
+    } finally {
+      await gone.close();
+      await ok.close();
+    }
+  }, 60_000);
+
   it('retention: the sweeper deletes expired requests and their result media, and nothing younger', async () => {
     const { token } = await h.newAccount();
     const submitted = await h.request('POST', `${base}/`, { token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: await photo(24, 16, 'png') }] } });

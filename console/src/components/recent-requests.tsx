@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { when } from '../lib/format.ts';
+import { webhookNote } from '../lib/request-summary.ts';
 import type { AsyncRequest, Page } from '../types.ts';
 import { ErrorBox } from './common.tsx';
 
 /**
  * The newest asynchronous requests of one type, each a button that opens it. The list endpoint gives a request's state
- * only (spec 3: id, status, type, created), and "Done" said nothing of a photo that could not be graded (h342), so a
+ * (spec 3: id, status, type, created; and its webhook's, h355, said on the line when failed or pending), and "Done" said nothing of a photo that could not be graded (h342), so a
  * finished request's line says how its records went, read from its detail once the list is unfolded: ten small reads
  * (about 1 KB compressed each, 3 ms on a local server), two at a time, and none while the list stays folded.
  */
@@ -75,6 +76,8 @@ export function RecentRequests(props: {
           const d = details[r.id];
           const pic = d && props.picture?.(d);
           const outcome = d ? props.outcome(d) : '';
+          // from the list's row: an app's request whose receiver never got its answer is seen without opening it
+          const hook = webhookNote(r.webhook_state);
           return (
             <li key={r.id}>
               <button class="link request-line" onClick={() => props.onOpen(r.id)}>
@@ -87,6 +90,7 @@ export function RecentRequests(props: {
                 <span>
                   {when(r.created)} · <span title={r.status}>{props.stateName(r.status)}</span>
                   {outcome ? <span data-testid="request-outcome"> · {outcome}</span> : null}
+                  {hook ? <span data-testid="request-webhook"> · {hook}</span> : null}
                 </span>
               </button>
             </li>

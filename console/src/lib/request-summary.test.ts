@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gradingOutcome, gradingPicture, matchPrice, recognitionOutcome } from './request-summary.ts';
+import { gradingOutcome, gradingPicture, matchPrice, recognitionOutcome, webhookNote } from './request-summary.ts';
 
 const bad = { _status: { code: 422, text: 'The card is 84 px across; centering and grading need at least 120.' } };
 const graded = (final: number) => ({ _status: { code: 200, text: 'OK' }, grades: { final }, _exact_url_card: 'http://x/media/e.jpg', _full_url_card: 'http://x/media/f.jpg' });
@@ -34,5 +34,11 @@ describe('matchPrice', () => {
   it("is the first statistic's median, in its currency, and nothing without statistics", () => {
     expect(matchPrice({ price_stats: [{ stats_type: 'overall', interval: '30d', value: { median: 2.5 } }] })).toBe('$2.50');
     expect(matchPrice({ name: 'x' })).toBeUndefined();
+  });
+});
+
+describe('webhookNote', () => {
+  it('names a failed or pending webhook and leaves the rest unsaid (h355)', () => {
+    expect(['failed', 'pending', 'delivered', 'waiting', null, undefined].map(webhookNote)).toEqual(['webhook failed', 'webhook pending', undefined, undefined, undefined, undefined]);
   });
 });

@@ -83,3 +83,14 @@ export function recognitionOutcome(records: readonly Rec[]): string {
   const shown = names.length > 3 ? [...names.slice(0, 3), `${names.length - 3} more`] : names;
   return [shown.join(', '), unnamed ? `${unnamed} not identified` : '', bad ? `${bad} of ${records.length} not read` : ''].filter(Boolean).join(' · ');
 }
+
+/**
+ * A request's webhook on its line of a list, where it needs a look: `failed` (the receiver missed it for good; the API's
+ * `POST …/webhook` or `loupe webhook resend` sends it again) and `pending` (being delivered or retried). A delivered
+ * webhook, one waiting for its request to finish and a request without one say nothing: the line stays short.
+ */
+export function webhookNote(state: string | null | undefined): string | undefined {
+  if (state === 'failed') return 'webhook failed';
+  if (state === 'pending') return 'webhook pending';
+  return undefined;
+}

@@ -26,11 +26,21 @@ const Submitted = Type.Object(
   { id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Time, workspace: Workspace },
   replayedHeader('submit'),
 );
-const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Time, workspace: Workspace });
+/** A webhook's states as the list filters them, the list's rows and the detail's `webhook.state` name them. */
+const webhookStates = ['waiting', 'pending', 'delivered', 'failed'] as const;
+const Summary = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: State,
+  type: Type.String(),
+  created: Time,
+  workspace: Workspace,
+  // named as the list's filter, so a row's value can be fed back to it (h355)
+  webhook_state: Nullable(StringEnum(webhookStates, { description: 'Where the request\'s webhook is, as `?webhook_state=` filters (not in the spec): waiting until the request is DONE, then pending, delivered or failed; null without a webhook.' })),
+});
 const Webhook = Type.Object(
   {
     url: Type.String(),
-    state: StringEnum(['waiting', 'pending', 'delivered', 'failed'], { description: 'waiting: the request is not DONE yet; pending: being delivered or retried.' }),
+    state: StringEnum(webhookStates, { description: 'waiting: the request is not DONE yet; pending: being delivered or retried.' }),
     attempts: Type.Integer(),
     last_error: Nullable(Type.String()),
     next_attempt: Nullable(Time),
@@ -88,7 +98,7 @@ const ListQuery = Type.Composite([
   Type.Object({
     type: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(State),
-    webhook_state: Type.Optional(StringEnum(['waiting', 'pending', 'delivered', 'failed'] as const, { description: 'Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good.' })),
+    webhook_state: Type.Optional(StringEnum(webhookStates, { description: 'Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good.' })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
     up_to: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the requests as they were at the first, so requests submitted meanwhile repeat no row.' })),
