@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
 import { moveToPostgres } from './store/move-to-postgres.ts';
@@ -27,22 +28,22 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe account create --name N [--credits C] [--services s1,s2]
   loupe account list
   loupe account show --account A
-  loupe account delete --account A  the account erased with everything it holds: collections, sessions, requests, files (docs/operations.md "Erasure")
+  loupe account delete --account A [--dry-run | --yes]  the account erased with everything it holds: collections, sessions, requests, files (docs/operations.md "Erasure")
   loupe workspace add --account A [--name N]
   loupe workspace list --account A
-  loupe workspace delete --workspace W   the workspace erased with its sessions, requests and files; the account stays
+  loupe workspace delete --workspace W [--dry-run | --yes]   the workspace erased with its sessions, requests and files; the account stays
                     (its default workspace goes only with the account; docs/operations.md "Erasure")
   loupe token add --account A [--name N]
   loupe token list --account A      ids and names (the tokens themselves are not kept)
   loupe token revoke --token T | --id TOKEN_ID
-  loupe token delete --token T | --id TOKEN_ID   the token gone with its name (revoked ones too; docs/operations.md "Erasure")
+  loupe token delete --token T | --id TOKEN_ID [--dry-run | --yes]   the token gone with its name (revoked ones too; docs/operations.md "Erasure")
   loupe credits add --account A --amount N
   loupe services enable --account A --services s1,s2
   loupe services disable --account A --services s1,s2
   loupe collection create --account A --type photo|product|custom|fashion|homedecor --name N [--product-field F] [--capacity N]
   loupe collection list [--account A]
   loupe collection show --collection C
-  loupe collection delete --collection C
+  loupe collection delete --collection C [--dry-run | --yes]
   loupe collection compact --collection C   the words of records deleted alone written out of the database file (SQLite's
                     keyword index keeps them until its segments merge; docs/operations.md "Erasure"); on PostgreSQL, VACUUM FULL does it
   loupe migrate
@@ -50,7 +51,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe move-to-postgres --to URL    the embedded database (LOUPE_DATA_DIR) copied into a new, empty PostgreSQL
                     database in one transaction, with its vectors and indexes made PostgreSQL's; the server
                     stopped first; the data folder's media stay where they are (docs/operations.md "Moving to PostgreSQL")
-  loupe request delete --request ID  one asynchronous request with its inputs and result files, before its retention
+  loupe request delete --request ID [--dry-run | --yes]  one asynchronous request with its inputs and result files, before its retention
                     ends (docs/operations.md "Erasure"); one not done yet is refunded
   loupe media check [--decode]      every media file the database names: missing, empty or damaged ones listed with
                     the session row or request naming them; --decode reads each image whole (slower)
@@ -58,7 +59,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe flow create --file f.json [--name N]   create or replace a flow (docs/flows.md)
   loupe flow list
   loupe flow show --name N
-  loupe flow delete --name N
+  loupe flow delete --name N [--dry-run | --yes]
   loupe webhook-secret show --account A      the key webhook signatures are made with
   loupe webhook-secret rotate --account A
   loupe webhook resend --account A   every webhook of the account that failed for good sent again (after a receiver's
@@ -79,14 +80,14 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     the catalog's cards with their keys (a plain price CSV names cards by key): by a name as
                     typed (closest names first, typos allowed), a collector number, a set, or in key order;
                     20 by default, at most 1000
-  loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
+  loupe catalog delete --catalog NAME [--dry-run | --yes]   the catalog and all imported into it (cards, sets, prices, reference artworks)
   loupe prices import --file F --catalog NAME [--restore-deleted]
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
                     history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
                     card, date, price, currency[, grade, company, source] (docs/prices.md); rows naming
                     several candidate cards or a card the catalog lacks are skipped and counted; sales
                     deleted with prices delete --price are skipped too, unless --restore-deleted
-  loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P] [--currency C] [--graded yes|no]
+  loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P] [--currency C] [--graded yes|no] [--dry-run | --yes]
                     a card's prices matching every filter given (all of them with none): a wrong sale
                     taken out; the source in any case; answers how many went and how many are left; a
                     sale named by --price is remembered, so importing its file again does not bring it back
@@ -94,9 +95,11 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe models list
   loupe models activate --name N
   loupe models deactivate
-  loupe models remove --name N
+  loupe models remove --name N [--dry-run | --yes]
 
-Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).`;
+Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).
+A command that erases (those with --dry-run) answers with --dry-run what it would remove, removing nothing; at a
+terminal it shows that and asks before it erases, unless --yes; in a script (stdin not a terminal) it acts at once.`;
 
 class UsageError extends Error {
   /** The command whose usage lines follow the message (all of them when none). */
@@ -240,6 +243,8 @@ const options = {
   price: { type: 'string' },
   currency: { type: 'string' },
   graded: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  yes: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -284,8 +289,67 @@ async function readFlowFile(file: string, nameOption: string | undefined): Promi
   return { name, definition };
 }
 
+/**
+ * The commands that erase data. Each takes --dry-run (what it would remove, in its answer's words, with `"dry_run":
+ * true`; nothing removed) and --yes; at a terminal (io.confirm) without either it shows that and asks first. In a script
+ * (stdin not a terminal) it acts at once, as before: a refusal without --yes would have broken operators' cron lines
+ * and scripts, and the tests', which call these commands without it (h355; docs/cli.md "Erasing").
+ */
+const ERASING = new Set(['account delete', 'workspace delete', 'token delete', 'collection delete', 'request delete', 'flow delete', 'catalog delete', 'prices delete', 'models remove']);
+
+/** The question before an erasure was answered no (or with Ctrl-C or Ctrl-D): nothing was removed. */
+class NotConfirmed extends Error {}
+
+/**
+ * Before an erasing command: with --dry-run its answer (what `plan` reads, nothing changed); at a terminal without --yes,
+ * the plan shown on stderr and the question asked (NotConfirmed when not answered yes); else nothing, and it acts.
+ */
+async function beforeErasure(command: string, values: Values, io: CliIo, plan: () => Promise<object>): Promise<object | undefined> {
+  const dryRun = values['dry-run'] === true;
+  if (!dryRun && (values.yes === true || !io.confirm)) return undefined;
+  const what = await plan();
+  if (dryRun) return { dry_run: true, ...what };
+  io.err(`loupe: ${command} removes ${JSON.stringify(what)}
+`);
+  if (!(await io.confirm!('loupe: go on? [y/N] '))) throw new NotConfirmed();
+  return undefined;
+}
+
+/** What an erasing command of the database would remove, read and not changed: the answer it would give, and more where it helps. */
+async function erasurePlan(services: Services, command: string, values: Values, rest: string[]): Promise<object> {
+  switch (command) {
+    case 'account delete':
+      return services.erasure.plan(usageFirst['account delete'](values));
+    case 'workspace delete':
+      return services.erasure.planWorkspace(usageFirst['workspace delete'](values, rest));
+    case 'token delete':
+      return { deleted: true, ...(await services.accounts.tokenToDelete(usageFirst['token delete'](values, rest))) };
+    case 'collection delete': {
+      const c = describeCollection(await services.collections.get(usageFirst['collection delete'](values, rest)));
+      return { deleted: c.collection_id, account: c.account, type: c.type, name: c.name, records: c.records };
+    }
+    case 'request delete':
+      return services.requestDeletion(usageFirst['request delete'](values, rest));
+    case 'flow delete': {
+      const name = usageFirst['flow delete'](values, rest);
+      if (!(await services.flows.list()).some((f) => f.name === name)) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
+      return { deleted: name };
+    }
+    case 'catalog delete':
+      return services.catalogs.delete(usageFirst['catalog delete'](values, rest), { dryRun: true });
+    case 'prices delete':
+      return services.catalogs.deletePrices(usageFirst['prices delete'](values, rest), { dryRun: true });
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
 async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo, stop?: StopState, flow?: { name: string; definition: unknown }): Promise<unknown> {
   const { accounts } = services;
+  if (ERASING.has(command)) {
+    const dryRun = await beforeErasure(command, values, io, () => erasurePlan(services, command, values, rest));
+    if (dryRun) return dryRun;
+  }
   switch (command) {
     case 'account create': {
       const { name, credits, services: list } = usageFirst['account create'](values);
@@ -632,9 +696,13 @@ export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: Stop
 }
 
 /** Model packs live in the data folder only: these commands never open the database. */
-async function runModels(dataDir: string, command: string, values: Values, rest: string[]): Promise<unknown> {
+async function runModels(dataDir: string, command: string, values: Values, rest: string[], io: CliIo): Promise<unknown> {
   // Loaded here so the other commands do not load the ONNX runtime's native library.
   const { activatePack, deactivatePack, installPack, listPacks, removePack } = await import('./vision/clip/clip-pack.ts');
+  if (ERASING.has(command)) {
+    const dryRun = await beforeErasure(command, values, io, () => removePack(dataDir, usageFirst['models remove'](values, rest), { dryRun: true }));
+    if (dryRun) return dryRun;
+  }
   switch (command) {
     case 'models add': {
       const { dir, options: pack } = usageFirst['models add'](values, rest);
@@ -663,6 +731,11 @@ export interface CliIo {
    * end the process at once (exit 130), `wait` to let the command stop itself. A second signal quits.
    */
   onInterrupt?(stop: (signal: string) => 'quit' | 'wait'): () => void;
+  /**
+   * Asks a yes-or-no question (on stderr) and answers whether it was yes: given only where someone can answer (stdin
+   * and stderr a terminal); without it an erasing command acts at once, as a script expects.
+   */
+  confirm?(question: string): Promise<boolean>;
 }
 let outWatched = false;
 /** Whether standard output is /dev/null (where Node puts a closed fd 1, or a shell's `> /dev/null`). */
@@ -674,6 +747,27 @@ function stdoutGoesNowhere(): boolean {
   } catch {
     return false;
   }
+}
+
+/** The terminal's answer to a question: yes for y or yes, no for anything else, Ctrl-C or Ctrl-D. */
+function askAtTerminal(question: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    let answered = false;
+    const done = (yes: boolean) => {
+      if (answered) return;
+      answered = true;
+      rl.close();
+      resolve(yes);
+    };
+    // readline takes Ctrl-C at a terminal as a key, not as the signal: said no, and the command exits 1 with nothing removed
+    rl.on('SIGINT', () => {
+      process.stderr.write('\n');
+      done(false);
+    });
+    rl.on('close', () => done(false));
+    rl.question(question, (answer) => done(/^y(es)?$/i.test(answer.trim())));
+  });
 }
 
 const processIo: CliIo = {
@@ -691,6 +785,8 @@ const processIo: CliIo = {
     process.stdout.write(t);
   },
   err: (t) => process.stderr.write(t),
+  // only where someone can answer: stdin a terminal, and stderr one too (a question written to a log would wait unseen)
+  ...(process.stdin.isTTY && process.stderr.isTTY ? { confirm: askAtTerminal } : {}),
   onInterrupt(stop) {
     let seen = false;
     const handler = (signal: NodeJS.Signals) => {
@@ -882,13 +978,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     // each command's required options and their forms, before any folder or database is touched (usageFirst)
     usageFirstOf(command)?.(values, rest);
+    if (values['dry-run'] && values.yes) throw new UsageError('give --dry-run (show what would be removed) or --yes (remove without asking), not both', command);
     const flow = command === 'flow create' ? await readFlowFile(usageFirst['flow create'](values, rest), values.name) : undefined;
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
       // a mistyped folder listed no packs and exit 0 (h109)
       if (command !== 'models add' && !present(config.dataDir)) throw new Error(`no data folder ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder`);
-      result = await runModels(config.dataDir, command, values, rest);
+      result = await runModels(config.dataDir, command, values, rest, io);
     } else if (command === 'backup') {
       const to = usageFirst.backup(values, rest);
       if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (docs/operations.md "Backups")');
@@ -968,6 +1065,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (err instanceof Interrupted) {
       io.err(`loupe: stopped by ${err.message}: nothing was imported (${command === 'catalog images' ? 'no image attached' : 'the data is as it was'})\n`);
       return 130;
+    }
+    if (err instanceof NotConfirmed) {
+      io.err('loupe: not confirmed: nothing was removed\n');
+      return 1;
     }
     if (err instanceof UsageError) {
       io.err(`loupe: ${err.message}\n\n${usageFor(err.command ?? (knownCommands.has(command) || usageBlocks.has(command) ? command : undefined))}\n`);

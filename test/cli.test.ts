@@ -228,6 +228,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const bad = await fails('flow', 'create', '--file', file, '--name', 'broken');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/step 1: "over" must name an earlier step/);
+    expect(await loupe('flow', 'delete', 'faces', '--dry-run')).toEqual({ dry_run: true, deleted: 'faces' });
+    expect((await fails('flow', 'delete', 'nope', '--dry-run')).stderr).toMatch(/Flow nope not found/);
+    expect((await loupe('flow', 'show', '--name', 'faces')).name).toBe('faces');
     expect(await loupe('flow', 'delete', '--name', 'faces')).toEqual({ deleted: 'faces' });
     expect((await fails('flow', 'show', '--name', 'faces')).code).toBe(1);
 
@@ -284,6 +287,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(401);
       // a token deleted goes with its name, revoked or live (h235: a revoked token's name, often a person's, stayed)
       const third = await loupe('token', 'add', '--account', created.account, '--name', 'Erika Mustermann iPhone');
+      expect((await call('GET', '/cardstream/v2/ping/', third.token)).statusCode).toBe(200);
+      expect(await loupe('token', 'delete', '--token', third.token, '--dry-run')).toEqual({ dry_run: true, deleted: true, token_id: third.token_id, account: created.account, name: 'Erika Mustermann iPhone', created_at: expect.stringMatching(/^\d{4}-/), revoked_at: null });
       expect((await call('GET', '/cardstream/v2/ping/', third.token)).statusCode).toBe(200);
       expect(await loupe('token', 'delete', '--token', third.token)).toEqual({ deleted: true });
       expect((await call('GET', '/cardstream/v2/ping/', third.token)).statusCode).toBe(401);
@@ -376,6 +381,18 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
     if (backend === 'sqlite') expect(await fs.stat(path.join(dataDir, 'indexes', `${collection_id}.usearch`))).toBeTruthy();
 
+    // a dry run and a question answered no remove nothing; the dry run's counts are the erasure's (h355)
+    const held = await mediaFiles();
+    const planned = await loupe('account', 'delete', '--account', gone.account, '--dry-run');
+    expect(planned).toEqual({ dry_run: true, deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0, workspaces: 1, tokens: 1, collection_ids: [collection_id] });
+    const declined = await inProcess(env(), ['account', 'delete', '--account', gone.account], { answer: false });
+    expect([declined.code, declined.stdout, declined.asked]).toEqual([1, '', ['loupe: go on? [y/N] ']]);
+    expect(declined.stderr).toBe(`loupe: account delete removes ${JSON.stringify(planned).replace('"dry_run":true,', '')}\nloupe: not confirmed: nothing was removed\n`);
+    expect(await mediaFiles()).toBe(held);
+    expect((await loupe('account', 'show', '--account', gone.account)).workspaces).toHaveLength(1);
+    expect((await loupe('collection', 'list', '--account', gone.account)).collections).toHaveLength(1);
+    // and the tokens were not revoked by either
+    expect((await loupe('token', 'list', '--account', gone.account)).tokens.map((t: { revoked_at: string | null }) => t.revoked_at)).toEqual([null]);
     const erased = await loupe('account', 'delete', '--account', gone.account);
     expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
     if (beside) {
@@ -441,7 +458,14 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     } finally {
       await app.close();
     }
-    const erased = await loupe('workspace', 'delete', '--workspace', workspace);
+    const held = await mediaFiles();
+    expect(await loupe('workspace', 'delete', '--workspace', workspace, '--dry-run')).toEqual({ dry_run: true, deleted: workspace, account: shop.account, sessions: 1, requests: 1, files: 3, files_not_found: 0, refunded: 0 });
+    expect(await mediaFiles()).toBe(held);
+    expect((await loupe('workspace', 'list', '--account', shop.account)).workspaces).toHaveLength(2);
+    // at a terminal it asks, and a yes erases; --yes does not ask
+    const asked = await inProcess(env(), ['workspace', 'delete', '--workspace', workspace], { answer: true });
+    expect([asked.code, asked.asked.length, asked.stderr.split('\n')[0]]).toEqual([0, 1, `loupe: workspace delete removes {"deleted":"${workspace}","account":"${shop.account}","sessions":1,"requests":1,"files":3,"files_not_found":0,"refunded":0}`]);
+    const erased = JSON.parse(asked.stdout);
     expect(erased).toEqual({ deleted: workspace, account: shop.account, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
     expect(await mediaFiles()).toBe(before + 2);
     const listed = (await loupe('workspace', 'list', '--account', shop.account)).workspaces.map((w: { id: string }) => w.id);
@@ -523,7 +547,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       await app.close();
     }
     expect((await loupe('account', 'show', '--account', owner.account)).credits).toBe(9);
-    // not run yet: its charge goes back with it
+    // not run yet: its charge goes back with it; a dry run says so and gives nothing back
+    expect(await loupe('request', 'delete', id, '--dry-run')).toEqual({ dry_run: true, deleted: id, files: 0, files_not_found: 0, refunded: 1 });
+    expect((await loupe('account', 'show', '--account', owner.account)).credits).toBe(9);
     expect(await loupe('request', 'delete', '--request', id)).toEqual({ deleted: id, files: 0, files_not_found: 0, refunded: 1 });
     expect((await loupe('account', 'show', '--account', owner.account)).credits).toBe(10);
     expect((await fails('request', 'delete', '--request', id)).stderr).toMatch(/Request .* not found/);
@@ -540,7 +566,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await loupe('collection', 'show', '--collection', photo.collection_id)).product_field).toBe('sku');
     const listed = await loupe('collection', 'list', '--account', owner.account);
     expect(listed.collections.map((c: { collection_id: string }) => c.collection_id).sort()).toEqual([created.collection_id, photo.collection_id].sort());
-    expect(await loupe('collection', 'delete', '--collection', created.collection_id)).toEqual({ deleted: created.collection_id });
+    expect(await loupe('collection', 'delete', created.collection_id, '--dry-run')).toEqual({ dry_run: true, deleted: created.collection_id, account: owner.account, type: 'product', name: 'Shoes', records: 0 });
+    expect((await loupe('collection', 'show', '--collection', created.collection_id)).name).toBe('Shoes');
+    expect(await loupe('collection', 'delete', '--collection', created.collection_id, '--yes')).toEqual({ deleted: created.collection_id });
     const gone = await fails('collection', 'show', '--collection', created.collection_id);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/not found/);
@@ -585,6 +613,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/loupe: /);
     }
+    // --dry-run and --yes are the erasing commands' only (h355)
+    expect(await fails('account', 'list', '--dry-run')).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: --dry-run is not an option of "account list"/) });
+    expect((await fails('token', 'revoke', '--yes', '00000000-0000-4000-8000-000000000000')).code).toBe(2);
     const unknown = await fails('credits', 'add', '--account', '00000000-0000-4000-8000-000000000000', '--amount', '5');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not found/);
@@ -763,6 +794,8 @@ describe('admin CLI: a usage slip before the database', () => {
     [['models', 'add'], /missing the pack folder/],
     [['models', 'activate'], /missing --name/],
     [['models', 'remove'], /missing --name/],
+    // an erasure shown or done without asking, not both (h355)
+    [['account', 'delete', '--account', A, '--dry-run', '--yes'], /give --dry-run \(show what would be removed\) or --yes \(remove without asking\), not both/],
   ];
   const commandOf = (args: string[]) => (['migrate', 'backup', 'worker', 'move-to-postgres'].includes(args[0]!) ? args[0]! : args.slice(0, 2).join(' '));
 
@@ -867,6 +900,9 @@ describe('admin CLI: model packs', () => {
       expect(listed.active).toBe('clip-vit-tiny');
       expect(listed.packs.map((p: { name: string }) => p.name)).toEqual(['clip-vit-tiny', 'spare']);
       expect(await loupe('models', 'activate', '--name', 'spare')).toEqual({ active: 'spare' });
+      expect(await loupe('models', 'remove', 'spare', '--dry-run')).toEqual({ dry_run: true, removed: 'spare', was_active: true });
+      expect((await loupe('models', 'list')).active).toBe('spare');
+      await fs.access(path.join(scratch, 'data/models/spare/pack.json'));
       expect(await loupe('models', 'remove', '--name', 'spare')).toEqual({ removed: 'spare', was_active: true });
       expect((await loupe('models', 'list')).active).toBeNull();
 

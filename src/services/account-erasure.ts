@@ -7,6 +7,7 @@ import type { AccountService } from './account-service.ts';
 import type { CardSessionService } from './card-session-service.ts';
 import type { CollectionService } from './collection-service.ts';
 import { ServiceError } from './errors.ts';
+import { filesHere } from './media-housekeeping.ts';
 
 export interface ErasedAccount {
   deleted: string;
@@ -37,6 +38,17 @@ export interface ErasedWorkspace {
   files: number;
   files_not_found: number;
   files_left?: number;
+}
+
+/** What an erasure would take (`--dry-run`), in its answer's words, with what it holds besides and the collections' ids. */
+export interface AccountErasurePlan extends ErasedAccount {
+  workspaces: number;
+  tokens: number;
+  collection_ids: string[];
+}
+
+export interface WorkspaceErasurePlan extends ErasedWorkspace {
+  refunded: number;
 }
 
 /**
@@ -93,15 +105,59 @@ export class AccountErasure {
   }
 
   /**
+   * What {@link erase} would take, read and not changed (`loupe account delete --dry-run`, and the question asked before
+   * the erasure at a terminal): its answer's counts (`files` those this media folder holds, `files_not_found` the rest
+   * the rows name), with the workspaces and tokens that go with the account and the collections' ids.
+   */
+  async plan(accountId: string): Promise<AccountErasurePlan> {
+    const { accounts, accountStore, collections, cardSessions, requests } = this.deps;
+    const account = await accounts.getAccount(accountId);
+    const ids = (await collections.list(account.id)).map((c) => c.id);
+    const workspaces = await accounts.listWorkspaces(account.id);
+    let sessions = 0;
+    const media: string[] = [];
+    for (const w of workspaces) {
+      const held = await cardSessions.workspaceHoldings(w.id);
+      sessions += held.sessions;
+      media.push(...held.media);
+    }
+    const held = await requests.holdings({ accountId: account.id });
+    media.push(...held.media);
+    const files = await filesHere(this.deps.media, media);
+    const tokens = (await accountStore.listTokens(account.id)).length;
+    return { deleted: accountId, collections: ids.length, sessions, requests: held.requests, files, files_not_found: media.length - files, workspaces: workspaces.length, tokens, collection_ids: ids };
+  }
+
+  /**
+   * What {@link eraseWorkspace} would take (`loupe workspace delete --dry-run`): refused as it is (an unknown workspace,
+   * the account's default), else its answer's counts and the credits its requests not yet done would give back.
+   */
+  async planWorkspace(workspaceId: string): Promise<WorkspaceErasurePlan> {
+    const { cardSessions, requests } = this.deps;
+    const found = await this.erasableWorkspace(workspaceId);
+    const sessions = await cardSessions.workspaceHoldings(found.id);
+    const held = await requests.holdings({ workspaceId: found.id });
+    const media = [...sessions.media, ...held.media];
+    const files = await filesHere(this.deps.media, media);
+    return { deleted: found.id, account: found.accountId, sessions: sessions.sessions, requests: held.requests, files, files_not_found: media.length - files, refunded: held.refunded };
+  }
+
+  /** The workspace a `workspace delete` may erase: not an unknown one, nor an account's default. */
+  private async erasableWorkspace(workspaceId: string): Promise<{ id: string; accountId: string }> {
+    const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId) ? await this.deps.accountStore.getWorkspace(workspaceId.toLowerCase()) : undefined;
+    if (!found) throw new ServiceError(404, 'workspace_not_found', `Workspace ${workspaceId} not found.`);
+    if (found.isDefault) throw new ServiceError(409, 'default_workspace', `Workspace ${found.id} is account ${found.accountId}'s default: it goes only with the account (loupe account delete).`);
+    return found;
+  }
+
+  /**
    * One workspace erased (`loupe workspace delete`: a consignment customer's, a closed shop's), with its card sessions
    * and asynchronous requests and every file they name; the account and its other workspaces stay. The account's
    * default workspace goes only with the account: calls naming no workspace use it.
    */
   async eraseWorkspace(workspaceId: string): Promise<ErasedWorkspace> {
     const { accountStore, cardSessions, requests } = this.deps;
-    const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId) ? await accountStore.getWorkspace(workspaceId.toLowerCase()) : undefined;
-    if (!found) throw new ServiceError(404, 'workspace_not_found', `Workspace ${workspaceId} not found.`);
-    if (found.isDefault) throw new ServiceError(409, 'default_workspace', `Workspace ${found.id} is account ${found.accountId}'s default: it goes only with the account (loupe account delete).`);
+    const found = await this.erasableWorkspace(workspaceId);
     const done: ErasedWorkspace = { deleted: found.id, account: found.accountId, sessions: 0, requests: 0, files: 0, files_not_found: 0 };
     // calls under way (the account's tokens stay valid) may still add a row: looked for again, a few times
     for (let round = 0; round < 5; round++) {

@@ -152,6 +152,13 @@ export class AccountService {
    * A token gone for good, live or revoked, with the name it was given (`loupe token delete`): a revoked token kept its
    * name, often a person's, with no way to erase it short of the whole account (h235).
    */
+  /** The token `deleteToken` would delete (`--dry-run`): its id, account and name, live or revoked. */
+  async tokenToDelete(tokenOrId: string): Promise<{ token_id: string; account: string; name: string; created_at: string; revoked_at: string | null }> {
+    const found = isUuid(tokenOrId) ? await this.accounts.findToken({ id: tokenOrId }) : await this.accounts.findToken({ tokenHash: hashToken(tokenOrId) });
+    if (!found) throw notFound('Token');
+    return { token_id: found.id, account: found.accountId, name: found.name, created_at: found.createdAt, revoked_at: found.revokedAt };
+  }
+
   async deleteToken(tokenOrId: string): Promise<{ deleted: boolean }> {
     const deleted = isUuid(tokenOrId) ? await this.accounts.deleteToken({ id: tokenOrId }) : await this.accounts.deleteToken({ tokenHash: hashToken(tokenOrId) });
     if (!deleted) throw notFound('Token');

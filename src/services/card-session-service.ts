@@ -594,6 +594,11 @@ export class CardSessionService {
     }
   }
 
+  /** What {@link eraseWorkspace} would take (`--dry-run`): the workspace's sessions and the files their rows name. */
+  workspaceHoldings(workspaceId: string): Promise<{ sessions: number; media: string[] }> {
+    return this.store.workspaceHoldings(workspaceId);
+  }
+
   /** Files no row names any more, and then their `media_deletions` entries (migration 016): the sweep has nothing left to do. */
   private async removeMedia(keys: readonly (string | null)[]): Promise<void> {
     const named = keys.filter((k): k is string => k !== null);

@@ -170,11 +170,12 @@ export class CatalogService {
    * Deletes a catalog and everything imported into it (a stray or test import would otherwise be
    * searched by every recognition for good): what it held, or the catalog's 404.
    */
-  async delete(name: string): Promise<{ deleted: string; kind: string; cards: number; sets: number; prices: number; images: number }> {
+  async delete(name: string, options: { dryRun?: boolean } = {}): Promise<{ deleted: string; kind: string; cards: number; sets: number; prices: number; images: number }> {
     const known = await this.store.get(name);
     if (!known) throw notFound(`Catalog ${name}`);
     const [prices, images] = await Promise.all([this.prices.counts(), this.images?.store.counts() ?? new Map<string, number>()]);
-    const gone = await this.store.delete(name);
+    // what the delete answers, read from the catalog's row as the delete reads it (`--dry-run`)
+    const gone = options.dryRun ? known : await this.store.delete(name);
     if (!gone) throw notFound(`Catalog ${name}`);
     return { deleted: gone.name, kind: gone.kind, cards: gone.cards, sets: gone.sets, prices: prices.get(gone.id) ?? 0, images: images.get(gone.id) ?? 0 };
   }
@@ -184,7 +185,7 @@ export class CatalogService {
    * day, source and price. The card is the catalog's key as `loupe catalog cards` shows it (or an
    * alias a price file may use: an MTGJSON uuid). A re-import of a file that holds them brings them back.
    */
-  async deletePrices(request: { catalog: string; card: string; date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined }): Promise<{ catalog: string; card: string; deleted: number; left: number }> {
+  async deletePrices(request: { catalog: string; card: string; date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined }, options: { dryRun?: boolean } = {}): Promise<{ catalog: string; card: string; deleted: number; left: number }> {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     if (request.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(request.date)) throw badRequest(`--date must be a day written YYYY-MM-DD, not "${request.date}"`);
@@ -194,7 +195,7 @@ export class CatalogService {
     if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
     const ids = await this.store.cardIdentities(catalog.id);
     const card = ids.keys.has(request.card) ? request.card : (ids.aliases.get(request.card) ?? request.card);
-    const out = await this.prices.deleteCardPrices(catalog.id, card, { date: request.date, source: request.source, price: request.price, currency: request.currency?.toUpperCase(), graded: request.graded });
+    const out = await this.prices.deleteCardPrices(catalog.id, card, { date: request.date, source: request.source, price: request.price, currency: request.currency?.toUpperCase(), graded: request.graded }, options.dryRun === true);
     if (out.deleted === 0 && out.left === 0) throw new ServiceError(404, 'not_found', `Catalog ${catalog.name} holds no price of card "${request.card}" (\`loupe catalog cards --catalog ${catalog.name}\` shows the cards' keys).`);
     return { catalog: catalog.name, card, ...out };
   }

@@ -68,6 +68,8 @@ export interface Services {
   media: MediaService;
   mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
   deleteRequest: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
+  /** What `deleteRequest` would answer, nothing removed (`loupe request delete --dry-run`). */
+  requestDeletion: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
   leftOverWork: () => Promise<LeftOverWork>;
   vision: VisionService;
   rateLimiter: RateLimiter;
@@ -227,6 +229,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     imageMatching,
     media: new MediaService(mediaStore, links),
     deleteRequest: (id: string) => housekeeping.deleteRequest(id),
+    requestDeletion: (id: string) => housekeeping.requestDeletion(id),
     leftOverWork: () => leftOverWork(store),
     mediaAudit: (options?: { decode?: boolean }) => housekeeping.audit(options),
     vision,

@@ -88,6 +88,16 @@ export class AccountStore {
   }
 
   /** Deletes a token, live or revoked, by id or by the hash of the token itself; returns whether one went. */
+  /** A token by its id or hash, live or revoked (what `token delete --dry-run` names). */
+  async findToken(match: { id?: string; tokenHash?: string }): Promise<{ id: string; accountId: string; name: string; createdAt: string; revokedAt: string | null } | undefined> {
+    let q = this.store.db.selectFrom('api_tokens').select(['id', 'account_id', 'name', 'created_at', 'revoked_at']);
+    if (match.id) q = q.where('id', '=', match.id);
+    else if (match.tokenHash) q = q.where('token_hash', '=', match.tokenHash);
+    else return undefined;
+    const row = await q.executeTakeFirst();
+    return row && { id: row.id, accountId: row.account_id, name: row.name, createdAt: toIso(row.created_at), revokedAt: row.revoked_at === null ? null : toIso(row.revoked_at) };
+  }
+
   async deleteToken(match: { id?: string; tokenHash?: string }): Promise<boolean> {
     let q = this.store.db.deleteFrom('api_tokens');
     if (match.id) q = q.where('id', '=', match.id);

@@ -385,6 +385,13 @@ export class CardSessionStore {
     });
   }
 
+  /** What erasing the workspace's card sessions would take (`--dry-run`): how many, and the files their rows name. */
+  async workspaceHoldings(workspaceId: string): Promise<{ sessions: number; media: string[] }> {
+    const n = await this.db.selectFrom('card_sessions').select((eb) => eb.fn.countAll<number | string>().as('n')).where('workspace_id', '=', workspaceId).executeTakeFirstOrThrow();
+    const keys = await this.db.selectFrom('card_identifications as i').innerJoin('card_sessions as s', 's.id', 'i.session_id').select(['i.image_key', 'i.thumbnail_key']).where('s.workspace_id', '=', workspaceId).execute();
+    return { sessions: Number(n.n), media: keys.flatMap((k) => [k.image_key, k.thumbnail_key]).filter((k): k is string => k !== null) };
+  }
+
   /**
    * Deletes one card row of the workspace and returns the media keys it named (removed by the caller after the commit;
    * a process that stops before leaves them to the sweep), or undefined when there is no such row. `check` sees the row,

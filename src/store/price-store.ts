@@ -376,7 +376,9 @@ export class PriceStore {
    * a wrong sale could not be taken out, since a file without it leaves the stored row as it was.
    * Returns how many went and how many of the card's prices are left.
    */
-  async deleteCardPrices(catalogId: string, cardKey: string, only: { date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined } = {}): Promise<{ deleted: number; left: number }> {
+  async deleteCardPrices(catalogId: string, cardKey: string, only: { date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined } = {}, dryRun = false): Promise<{ deleted: number; left: number }> {
+    // a dry run is the same delete, rolled back: its counts are the real run's by construction, not a second query's
+    let rolledBack: { deleted: number; left: number } | undefined;
     return this.db.transaction().execute(async (trx) => {
       let q = trx.deleteFrom('catalog_prices').where('catalog_id', '=', catalogId).where('card_key', '=', cardKey);
       if (only.date !== undefined) q = q.where('date', '=', only.date);
@@ -402,7 +404,15 @@ export class PriceStore {
         }
       }
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
-      return { deleted, left: Number(left.n) };
+      const counts = { deleted, left: Number(left.n) };
+      if (dryRun) {
+        rolledBack = counts;
+        throw new DryRunRollback();
+      }
+      return counts;
+    }).catch((err: unknown) => {
+      if (err instanceof DryRunRollback && rolledBack) return rolledBack;
+      throw err;
     });
   }
 
@@ -590,3 +600,6 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
     FROM a
     ORDER BY ord`;
 }
+
+/** Thrown inside a dry run's transaction so that it rolls back. */
+class DryRunRollback extends Error {}

@@ -670,6 +670,20 @@ export class RequestStore {
     return orphans.length;
   }
 
+  /**
+   * What deleting these requests would take (`--dry-run`): how many, the media keys they hold and the credits given back
+   * (those not done), as {@link deleteRequests} counts them.
+   */
+  async holdings(match: { id: string } | { accountId: string } | { workspaceId: string }): Promise<{ requests: number; media: string[]; refunded: number }> {
+    let q = this.db.selectFrom('async_requests').select(['media', 'status', 'charged']);
+    if ('id' in match) q = q.where('id', '=', match.id);
+    else if ('accountId' in match) q = q.where('account_id', '=', match.accountId);
+    else q = q.where('workspace_id', '=', match.workspaceId);
+    const rows = await q.execute();
+    const refunded = rows.reduce((sum, r) => sum + (r.status !== 'DONE' && Number(r.charged) > 0 ? Number(r.charged) : 0), 0);
+    return { requests: rows.length, media: rows.flatMap((r) => fromJson<string[]>(r.media)), refunded };
+  }
+
   /** Deletes one request, whatever its state (`loupe request delete`: a customer asking for one photo's removal); a request not done is refunded. */
   deleteOne(id: string): Promise<{ deleted: number; media: string[]; refunded: number }> {
     return this.deleteRequests(sql`id = ${id}`, sql`seq`, 1);

@@ -420,19 +420,19 @@ export async function deactivatePack(dataDir: string): Promise<{ active: null }>
   return { active: null };
 }
 
-/** Deletes an installed pack; removing the active pack leaves none active. */
-export async function removePack(dataDir: string, name: string): Promise<{ removed: string; was_active: boolean }> {
+/** Deletes an installed pack; removing the active pack leaves none active. A dry run answers the same and removes nothing. */
+export async function removePack(dataDir: string, name: string, options: { dryRun?: boolean } = {}): Promise<{ removed: string; was_active: boolean }> {
   const dir = path.join(modelsDir(dataDir), checkName(name));
   const wasActive = (await activeName(dataDir)) === name;
   if (!(await fs.stat(dir).catch(() => undefined))) {
     if (!wasActive) throw new ModelPackError(`no model pack named "${name}" is installed`);
-  } else {
+  } else if (!options.dryRun) {
     // Renamed first so a half-deleted pack is never listed or loaded.
     const trash = path.join(modelsDir(dataDir), `.removing-${name}-${randomBytes(4).toString('hex')}`);
     await fs.rename(dir, trash);
     await fs.rm(trash, { recursive: true, force: true });
   }
-  if (wasActive) await deactivatePack(dataDir);
+  if (wasActive && !options.dryRun) await deactivatePack(dataDir);
   return { removed: name, was_active: wasActive };
 }
 
