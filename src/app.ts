@@ -37,7 +37,7 @@ import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { textSearchRoutes } from './http/routes/text-search.ts';
 import { requestRoutes } from './http/routes/requests.ts';
-import { openServices } from './services/container.ts';
+import { openServices, type IndexLoadOptions } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 import { cachedSerializers, validators } from './http/schema-compilers.ts';
 import { logOutput } from './util/log-output.ts';
@@ -121,7 +121,8 @@ export const logSerializers = {
 /**
  * Builds the whole app (no listen). `app.close()` also closes the stores. The queue's workers, webhook deliveries and
  * sweeps start when the app is ready, unless `startQueue` is false: the server starts them itself once its port is
- * open (a start that then failed, its port in use, had run jobs and sent webhooks before it exited, h104).
+ * open (a start that then failed, its port in use, had run jobs and sent webhooks before it exited, h104). `indexLoad`:
+ * how long a search waits for a collection's index still loading, and the tests' seam that holds a load.
  */
 /**
  * How long an answer may wait for its client to read more of it: one the client stopped reading (a phone put away
@@ -133,7 +134,7 @@ const ANSWER_STALL_MS = 120_000;
 /** The API page's policy: Swagger UI's own files and styles, "Try it out" to this server (an image answer drawn from a blob, h186), nothing else. */
 const DOCS_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"].join('; ');
 
-export async function buildApp(config: Config, options: { startQueue?: boolean; answerStallMs?: number } = {}): Promise<FastifyInstance> {
+export async function buildApp(config: Config, options: { startQueue?: boolean; answerStallMs?: number; indexLoad?: IndexLoadOptions } = {}): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
@@ -145,6 +146,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     // the retention requests are submitted under is the server's: only it brings older ones to a shorter one
     takesRequests: true,
     log: (level, message, details) => void (logger.to ?? earlyLog)?.[level](details ?? {}, message),
+    ...(options.indexLoad ? { indexLoad: options.indexLoad } : {}),
   });
   const app = Fastify({
     // registerClosingAnswer answers requests that arrive while stopping, in the house shape

@@ -143,18 +143,13 @@ if (config.vision.warm.length) {
     app.log.warn({ err }, 'recognition warm-up failed; the first scan will load its catalogs');
   }
 }
-{
-  const t0 = performance.now();
-  const indexes = await app.loupe.collections.loadIndexes();
-  // the embedded backend's indexes; PostgreSQL holds its own (nothing is loaded there)
-  if ((indexes.collections || indexes.removed) && !config.databaseUrl) app.log.info({ ...indexes, ms: Math.round(performance.now() - t0) }, 'collection indexes loaded');
-}
 await stopping();
 await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
   await app.close().catch(() => undefined);
   return cannotStart(err);
 });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');
+void loadCollectionIndexes();
 // what a stop without a clean shutdown (kill -9, a power cut) left, said once, so the on-call person knows what the
 // sweeps and workers are about to do (h96: a restart said only "job taken up again")
 // (counted before the queue's workers start: counted after, the jobs they had already taken up were missing, h104)
@@ -190,3 +185,39 @@ if (accounts?.length === 0) {
   app.log.info(`no accounts yet: create one with \`${where}npx loupe account create --name <name>\` run from ${process.cwd()} (README, "Admin CLI")`);
 }
 
+
+/**
+ * The embedded backend's collection indexes, read once the port is open (h353): read before it, 100,000 records kept a
+ * restarted server's port closed about 8 s, sessions, the console and /health waiting with the searches. A search of
+ * a collection not read yet starts its read and waits for it (at most 30 s, then 503 `index_loading` with
+ * Retry-After); ping says how far its collection is. Said at the start, every 5 s, and at the end. PostgreSQL holds
+ * its own indexes: nothing is read there, and nothing said.
+ */
+async function loadCollectionIndexes(): Promise<void> {
+  const embedded = !config.databaseUrl;
+  const said = (p: { collections: number; collectionsDone: number; records: number; recordsRead: number; ms: number }) => ({ collections: `${p.collectionsDone}/${p.collections}`, records: `${p.recordsRead}/${p.records}`, ms: p.ms });
+  let ticker: NodeJS.Timeout | undefined;
+  try {
+    const indexes = await app.loupe.collections.loadIndexes({
+      stopped: () => closing,
+      progress: (p) => {
+        if (!embedded || p.collectionsDone || !p.collections) return;
+        app.log.info(said(p), 'collection indexes loading, after the port opened: a search of a collection not loaded yet waits for it (at most 30 s, then 503 index_loading)');
+        ticker = setInterval(() => {
+          const now = app.loupe.collections.indexProgress();
+          if (now?.state === 'loading') app.log.info(said(now), 'collection indexes loading');
+        }, 5000);
+        ticker.unref();
+      },
+    });
+    const done = app.loupe.collections.indexProgress();
+    if (closing) app.log.info(done ? said(done) : {}, 'collection indexes: loading stopped by the shutdown');
+    else if (embedded && (indexes.collections || indexes.removed)) app.log.info({ ...indexes, ...(done ? { records: done.records, ms: done.ms } : {}) }, 'collection indexes loaded');
+    if (indexes.failed && !closing) app.log.warn({ failed: indexes.failed }, 'collection indexes: some could not be loaded; each is tried again by its first search, which says why');
+  } catch (err) {
+    // (the database away, the folder unreadable): each collection then loads on its first search, which says why
+    if (!closing) app.log.warn({ err }, 'collection indexes not loaded at start; each loads on its first search');
+  } finally {
+    clearInterval(ticker);
+  }
+}

@@ -192,6 +192,12 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
       hooks.onDamaged?.();
       return send(reply, 503, { detail: "The server's database file is damaged; nothing of this request was stored. The operator must restore a backup (the server's log says so).", code: 'database_damaged' });
     }
+    // a search of a collection whose index a restart is still reading, past the wait (src/index/collection-queries.ts
+    // IndexLoadingError): the node is up and the rest of it answers; this collection only needs a moment more
+    if (indexLoading(err)) {
+      reply.header('retry-after', String(err.retryAfterS));
+      return send(reply, 503, { detail: `The collection's index is still loading after a restart (${err.progress.records} of ${err.progress.of} records read); nothing of this request was done. Retry in about ${err.retryAfterS} s.`, code: 'index_loading' });
+    }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known && err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.routeOptions.bodyLimit) {
       // the limit differs by endpoint (1 MiB, 33 MiB for a session's image, 64 MiB for a batch): said, so a client can split
@@ -255,6 +261,11 @@ function routePattern(url: string): RegExp {
     .join('');
   // as the router: a trailing slash or not, and doubled slashes, reach the same route
   return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
+}
+
+/** An embedded index still loading past a request's wait (the adapter's IndexLoadingError, known by its code). */
+function indexLoading(err: { code?: unknown }): err is { code: string; retryAfterS: number; progress: { records: number; of: number } } {
+  return err.code === 'LOUPE_INDEX_LOADING' && typeof (err as { retryAfterS?: unknown }).retryAfterS === 'number';
 }
 
 /**

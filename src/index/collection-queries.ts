@@ -60,6 +60,8 @@ export interface CollectionQueries {
   present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
   /** Makes the collection ready to search (the embedded index read from its file, or built); nothing to do where the database holds it. */
   load(c: CollectionRecord): Promise<void>;
+  /** How far the collection's in-memory index is read (ping); undefined where the database holds it. */
+  loadState(c: CollectionRecord): IndexLoadState | undefined;
   applied(c: CollectionRecord, change: Change): void;
   /** Drops what is held for a collection (after it is deleted). */
   forget(collectionId: string): Promise<void>;
@@ -71,3 +73,23 @@ export interface CollectionQueries {
 export type Change =
   | { kind: 'upsert'; record: StoredRecord; vector?: Float32Array; hash?: string | null; seq: number }
   | { kind: 'delete'; keys: number[]; seq: number };
+
+/** A collection's in-memory index: not read yet (read on the first request that needs it), being read, or held. */
+export type IndexLoadState = { state: 'not loaded' } | { state: 'loading'; records: number; of: number } | { state: 'loaded' };
+
+/**
+ * A request that needs a collection's index still loading (after a restart) past the wait allowed: answered 503
+ * `index_loading` with Retry-After (src/http/errors.ts), never from a part of the index.
+ */
+export class IndexLoadingError extends Error {
+  readonly code = 'LOUPE_INDEX_LOADING';
+  constructor(
+    readonly collectionId: string,
+    readonly waitedMs: number,
+    readonly retryAfterS: number,
+    readonly progress: { records: number; of: number },
+  ) {
+    super(`the vector index of collection ${collectionId} is still loading (${progress.records} of ${progress.of} records read after ${Math.round(waitedMs / 1000)} s)`);
+    this.name = 'IndexLoadingError';
+  }
+}

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { cosineDistance } from '../util/cosine-distance.ts';
 import path from 'node:path';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
@@ -9,7 +10,7 @@ import { ftsTable, collectionLangs } from '../store/collection-text-store.ts';
 import { bm25Idf, fts5Idf, fts5String, inflectedWords, toFts5Match, toFts5PhraseGroups, type Inflections } from '../text-search/query-compile.ts';
 import { inflectedForms, stemLanguages } from '../text-search/inflections.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
-import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
+import { IndexLoadingError, type Change, type CollectionQueries, type Filter, type Hit, type IndexLoadState, type TextHit } from './collection-queries.ts';
 
 /** FTS5 column weights (seen content, the record's words, OCR text): what the image shows counts most. */
 const bm25Weights = '2.0, 1.0, 0.5';
@@ -65,6 +66,24 @@ interface Loaded {
  */
 const filterCacheSize = 64;
 
+export interface IndexLoadOptions {
+  /**
+   * The longest a request waits for a collection's index still loading before it is answered 503 `index_loading`
+   * (30 s: a client's own timeout is often 30–60 s; 100,000 records load in about 10 s here).
+   */
+  waitMs?: number;
+  /** Tests' seam: awaited before a collection's index is read, so a test holds the load instead of timing it. */
+  beforeLoad?: (collectionId: string) => Promise<void>;
+}
+
+/** Records read a statement while an index loads (the attributes' pages give way after each: 40–60 ms at 1792-d). */
+const loadPage = 1000;
+/**
+ * Vectors taken into the index between turns of the event loop: each is also coded to int8 for the exact search (about
+ * 0.1–0.3 ms a vector on a busy 2-core machine), so 1,000 held other requests 150–350 ms.
+ */
+const vectorsPerTurn = 200;
+
 /**
  * The embedded backend's reads: each collection's documents and usearch HNSW index live in memory
  * once first used, the index persisted in `<dataDir>/indexes/<collection>.usearch` (crash-safe:
@@ -80,12 +99,21 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
    */
   private readonly inflected = new Map<string, { at: number; forms: string[] }>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Collections whose index is held in memory (their `loaded` promise resolved). */
+  private readonly held = new Set<string>();
+  /** Collections being read: rows read (attributes, then vectors: twice the records) and when the read began. */
+  private readonly reading = new Map<string, { rows: number; of: number; startedAt: number }>();
+  private closing = false;
+  private readonly waitMs: number;
 
   constructor(
     private readonly store: CollectionStore,
     private readonly dir: string,
     private readonly log: (level: 'info' | 'warn', message: string, details?: Record<string, unknown>) => void = () => {},
-  ) {}
+    private readonly options: IndexLoadOptions = {},
+  ) {
+    this.waitMs = options.waitMs ?? 30_000;
+  }
 
   private chain<T>(collectionId: string, work: () => Promise<T>): Promise<T> {
     const prev = this.chains.get(collectionId) ?? Promise.resolve();
@@ -94,51 +122,116 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return next;
   }
 
+  /**
+   * The collection's documents, hashes and index, read once. The reads give way to other requests every page (the
+   * server takes requests while it loads its indexes), and changes applied meanwhile wait on the collection's chain
+   * behind the load: each is applied once the load is done, over whatever the load read (an insert read by the load
+   * and applied again replaces its own entry: `HnswIndex.add` and the Maps hold a key once), so none is lost or doubled.
+   */
   private state(c: CollectionRecord): Promise<Loaded> {
     let s = this.loaded.get(c.id);
     if (!s) {
+      const progress = { rows: 0, of: 2 * c.recordCount, startedAt: performance.now() };
+      this.reading.set(c.id, progress);
       s = (async () => {
+        await this.options.beforeLoad?.(c.id);
         const docs = new Map<number, StoredRecord>();
         const keys = new Map<string, number>();
-        for (const r of await this.store.allDocs(c.id)) {
-          docs.set(r.key, r);
-          keys.set(r.recordId, r.key);
-        }
         const hashes = new Map<number, Uint32Array>();
-        for (const r of await this.store.allHashes(c.id)) hashes.set(r.key, packHash(r.hash));
+        for await (const page of this.store.docPages(c.id, loadPage)) {
+          for (const r of page) {
+            docs.set(r.key, { key: r.key, recordId: r.recordId, data: r.data });
+            keys.set(r.recordId, r.key);
+            if (r.hash) hashes.set(r.key, packHash(r.hash));
+          }
+          progress.rows += page.length;
+          await this.giveWay();
+        }
         const fresh = await this.store.get(c.id);
         const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
-        if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions);
+        // the records' count as read, for the vectors' part of the progress (inserts meanwhile change it)
+        progress.of = progress.rows + docs.size;
+        if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions, progress);
         return state;
       })();
-      s.catch(() => this.loaded.delete(c.id));
+      const settled = s;
+      s.then(
+        () => {
+          if (this.loaded.get(c.id) === settled) this.held.add(c.id);
+        },
+        () => {
+          if (this.loaded.get(c.id) === settled) this.loaded.delete(c.id);
+        },
+      ).finally(() => {
+        if (this.reading.get(c.id) === progress) this.reading.delete(c.id);
+      });
       this.loaded.set(c.id, s);
     }
     return s;
   }
 
-  private async openIndex(collectionId: string, dimensions: number): Promise<HnswIndex> {
+  /** A turn of the event loop for the requests waiting; a load under way when the server stops ends here. */
+  private async giveWay(): Promise<void> {
+    await nextTurn();
+    if (this.closing) throw new Error('the server is stopping: index load abandoned');
+  }
+
+  private async openIndex(collectionId: string, dimensions: number, progress?: { rows: number }): Promise<HnswIndex> {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const giveWay = () => this.giveWay();
+    const store = this.store;
     return HnswIndex.open({
       file: path.join(this.dir, `${collectionId}.usearch`),
       dimensions,
       log: (message, details) => this.log(message === 'vector index not saved' ? 'warn' : 'info', message, details),
       source: {
         dimensions,
-        all: () => this.store.allVectors(collectionId),
+        all: async function* () {
+          let n = 0;
+          for await (const row of store.allVectors(collectionId, loadPage)) {
+            yield row;
+            if (progress) progress.rows++;
+            if (++n % vectorsPerTurn === 0) await giveWay();
+          }
+        },
         changesSince: (seq) => this.store.changesSince(collectionId, seq),
         currentSeq: async () => (await this.store.get(collectionId))?.seq ?? 0,
       },
     });
   }
 
-  /** Reads wait for the collection's pending changes. */
+  /**
+   * Reads wait for the collection's pending changes, and for its index while it loads: never answered from a part of
+   * it. A wait past `waitMs` is an IndexLoadingError (503 with Retry-After), the load going on for the next request.
+   */
   private ready(c: CollectionRecord): Promise<Loaded> {
-    return this.chain(c.id, () => this.state(c));
+    const work = this.chain(c.id, () => this.state(c));
+    if (this.held.has(c.id)) return work;
+    return new Promise<Loaded>((resolve, reject) => {
+      const t0 = performance.now();
+      const stillLoading = () => {
+        const p = this.reading.get(c.id);
+        const rows = p?.rows ?? 0;
+        const of = Math.max(rows, p?.of ?? 0);
+        const elapsed = p ? performance.now() - p.startedAt : 0;
+        // the time the rest takes at the rate so far, within 1–60 s (10 s when nothing has been read yet)
+        const left = rows > 0 && elapsed > 0 ? ((of - rows) * elapsed) / rows / 1000 : 10;
+        return new IndexLoadingError(c.id, performance.now() - t0, Math.min(60, Math.max(1, Math.ceil(left))), { records: Math.floor(rows / 2), of: Math.floor(of / 2) });
+      };
+      const timer = setTimeout(() => reject(stillLoading()), this.waitMs);
+      // a load the server's stop cut short is the same answer: retry (on this node once it is back, or another)
+      work.then(resolve, (err: unknown) => reject(this.closing ? stillLoading() : err)).finally(() => clearTimeout(timer));
+    });
   }
 
   async load(c: CollectionRecord): Promise<void> {
-    await this.ready(c);
+    await this.chain(c.id, () => this.state(c));
+  }
+
+  loadState(c: CollectionRecord): IndexLoadState {
+    if (this.held.has(c.id)) return { state: 'loaded' };
+    const p = this.reading.get(c.id);
+    return p ? { state: 'loading', records: Math.floor(p.rows / 2), of: Math.floor(Math.max(p.rows, p.of) / 2) } : { state: 'not loaded' };
   }
 
   applied(c: CollectionRecord, change: Change): void {
@@ -496,6 +589,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (s) s.timer = undefined;
     await s?.index?.close();
     this.loaded.delete(collectionId);
+    this.held.delete(collectionId);
     this.chains.delete(collectionId);
     // with what a save cut short left
     for (const suffix of indexFileSuffixes) fs.rmSync(path.join(this.dir, `${collectionId}${suffix}`), { force: true });
@@ -527,7 +621,12 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
 
   /** Saves every index that has unsaved changes (a clean shutdown then needs no catch-up). */
   async close(): Promise<void> {
+    this.closing = true;
     for (const [id, p] of this.loaded) {
+      // a load under way is not waited for (a rebuild can take minutes): it stops at its next page of reads, or ends in
+      // memory; all it writes is the open's checkpoint, at the change number read before its rows, which a stop may cut
+      // short (the next open removes the part and reads the index again)
+      if (!this.held.has(id)) continue;
       await this.chain(id, async () => {
         const s = await p.catch(() => undefined);
         if (!s) return;
@@ -537,6 +636,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       });
     }
     this.loaded.clear();
+    this.held.clear();
   }
 }
 

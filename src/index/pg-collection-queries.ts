@@ -470,6 +470,11 @@ export class PgCollectionQueries implements CollectionQueries {
     // The table is the index.
   }
 
+  loadState(): undefined {
+    // nothing is read into memory: the table's own index answers
+    return undefined;
+  }
+
   async load(): Promise<void> {}
 
   async forget(): Promise<void> {}

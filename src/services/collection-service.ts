@@ -4,6 +4,16 @@ import type { CollectionQueries } from '../index/collection-queries.ts';
 import type { AccountService } from './account-service.ts';
 import { ServiceError, isUuid } from './errors.ts';
 
+/** How far the server's start has read the collections' indexes (logs, ping). */
+export interface IndexLoadProgress {
+  state: 'loading' | 'loaded';
+  collections: number;
+  collectionsDone: number;
+  records: number;
+  recordsRead: number;
+  ms: number;
+}
+
 /** The collection types, for the routes' schemas: routes reach the store only through services (docs/architecture.md, Layers). */
 export { collectionTypes, type CollectionType };
 
@@ -63,18 +73,42 @@ export class CollectionService {
   }
 
   /**
-   * Every collection made ready to search, before the server takes requests: the embedded index is
-   * read (or built) on a collection's first use, holding the event loop while it does, so after a
-   * restart /ready said 200 and the first search at 50,000 records took 8.5 s with every other
-   * request, /health too, waiting. A collection that fails to load is left to its first use (which
-   * says why) and counted. `removed`: the collections whose index files a delete killed part way left (h293).
+   * Every collection made ready to search, read in the background as the server takes requests (since h353: read
+   * before it listened, 100,000 records kept a restarted server's port closed about 8 s; and read on first use, the
+   * first search at 50,000 records took 8.5 s with every request waiting). Smallest collections first, so most are
+   * ready soonest; a request for one not read yet starts its read at once and waits for it (bounded, then 503). A
+   * collection that fails to load is left to its first use (which says why) and counted. `removed`: the collections
+   * whose index files a delete killed part way left (h293). `progress` is told at the start and after each collection;
+   * `stopped`: asked before each (the server's stop).
    */
-  async loadIndexes(): Promise<{ collections: number; failed: number; removed: number }> {
+  async loadIndexes(options: { progress?: (p: IndexLoadProgress) => void; stopped?: () => boolean } = {}): Promise<{ collections: number; failed: number; removed: number }> {
     let failed = 0;
     const removed = await this.queries.removeLeftovers();
-    const all = await this.collections.list();
-    for (const c of all) await this.queries.load(c).catch(() => failed++);
+    const all = (await this.collections.list()).sort((a, b) => a.recordCount - b.recordCount);
+    const p = (this.loading = { collections: all.length, done: 0, records: all.reduce((n, c) => n + c.recordCount, 0), recordsDone: 0, current: undefined as CollectionRecord | undefined, startedAt: Date.now(), finishedAt: undefined as number | undefined });
+    options.progress?.(this.indexProgress()!);
+    for (const c of all) {
+      if (options.stopped?.()) break;
+      p.current = c;
+      await this.queries.load(c).catch(() => failed++);
+      p.done++;
+      p.recordsDone += c.recordCount;
+      p.current = undefined;
+      options.progress?.(this.indexProgress()!);
+    }
+    p.finishedAt = Date.now();
     return { collections: all.length, failed, removed };
+  }
+
+  private loading: { collections: number; done: number; records: number; recordsDone: number; current: CollectionRecord | undefined; startedAt: number; finishedAt: number | undefined } | undefined;
+
+  /** How far the start's index load is (logs, ping); undefined before it began, or where the database holds the indexes. */
+  indexProgress(): IndexLoadProgress | undefined {
+    const p = this.loading;
+    if (!p) return undefined;
+    const now = p.current ? this.queries.loadState(p.current) : undefined;
+    const reading = now?.state === 'loading' ? now.records : 0;
+    return { state: p.finishedAt === undefined ? 'loading' : 'loaded', collections: p.collections, collectionsDone: p.done, records: p.records, recordsRead: p.recordsDone + reading, ms: (p.finishedAt ?? Date.now()) - p.startedAt };
   }
 
   /** For administrators: any account's collection. */

@@ -17,7 +17,9 @@ import { ServiceError } from './errors.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
-import { EmbeddedCollectionQueries } from '../index/embedded-collection-queries.ts';
+import { EmbeddedCollectionQueries, type IndexLoadOptions } from '../index/embedded-collection-queries.ts';
+
+export type { IndexLoadOptions };
 import { ProductRule } from './fashion/product-rule.ts';
 import { filterFailuresAre400 } from './visual-search/filters.ts';
 import { VisualSearchService } from './visual-search/visual-search-service.ts';
@@ -94,7 +96,7 @@ export interface Services {
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
-export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean; create?: boolean; takesRequests?: boolean } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean; create?: boolean; takesRequests?: boolean; indexLoad?: IndexLoadOptions } = {}): Promise<Services> {
   // The CLI opens services for account work: a broken pack must not stop it, only the server.
   const pack = await activePack(config.dataDir).catch((err: unknown) => {
     if (options.longRunning) throw err;
@@ -145,7 +147,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const accountStore = new AccountStore(store);
   const accounts = new AccountService(accountStore);
   const collectionStore = new CollectionStore(store);
-  const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'), options.log);
+  const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'), options.log, options.indexLoad);
   const vision = new VisionService(intake, visionEngine);
   const catalogStore = new CatalogStore(store);
   const imageMatching = new ImageMatchingService(intake);

@@ -271,23 +271,39 @@ export class CollectionStore {
     });
   }
 
-  /** Every record's attributes (the embedded backend filters these in memory). */
-  async allDocs(collectionId: string): Promise<StoredRecord[]> {
-    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).orderBy('key').execute();
-    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  /**
+   * The keys of a page of the collection's records after `after`, in key order. Chosen first from the index alone and
+   * the rows then read by key: asked in one statement (`collection_id = ? AND key > ? ORDER BY key LIMIT n`), SQLite
+   * read the remaining rows through the (collection_id, seq) index and sorted them, their 7 KB vectors with them, for
+   * every page (1,000 of 30,000 records: 46–76 ms a page, 13–39 ms so).
+   */
+  private pageKeys(collectionId: string, after: number, pageSize: number) {
+    return this.store.db.selectFrom('collection_records').select('key').where('collection_id', '=', collectionId).where('key', '>', after).orderBy('key').limit(pageSize);
   }
 
-  /** SQLite only: every record's `bmh1` hash that is known (the embedded backend holds them in memory). */
-  async allHashes(collectionId: string): Promise<{ key: number; hash: string }[]> {
-    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'hash']).where('collection_id', '=', collectionId).where('hash', 'is not', null).execute();
-    return rows.map((r) => ({ key: Number(r.key), hash: r.hash! }));
-  }
-
-  /** SQLite only: live vectors, for a full index rebuild. */
-  async *allVectors(collectionId: string): AsyncIterable<{ key: number; vector: Float32Array }> {
+  /**
+   * SQLite only: every record's attributes and `bmh1` hash (the embedded backend holds both in memory), in key order,
+   * a page at a time: read in one statement, 100,000 records held the event loop for 0.7–1.3 s (and their hashes,
+   * which lie after the 7 KB vector in each row, another 0.7 s), every request of a server taking them waiting.
+   */
+  async *docPages(collectionId: string, pageSize = 1000): AsyncIterable<{ key: number; recordId: string; data: Record<string, unknown>; hash: string | null }[]> {
     let after = 0;
     for (;;) {
-      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'vector']).where('collection_id', '=', collectionId).where('key', '>', after).orderBy('key').limit(5000).execute();
+      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data', 'hash']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
+      if (!rows.length) return;
+      yield rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data), hash: r.hash ?? null }));
+      after = Number(rows[rows.length - 1]!.key);
+    }
+  }
+
+  /**
+   * SQLite only: live vectors, for a full index rebuild. Pages of 1,000: a page of 5,000 held the event loop 400–685 ms
+   * at 100,000 records, which a server loading its indexes while it takes requests made every request wait.
+   */
+  async *allVectors(collectionId: string, pageSize = 1000): AsyncIterable<{ key: number; vector: Float32Array }> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'vector']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
       if (!rows.length) return;
       for (const r of rows) if (r.vector) yield { key: Number(r.key), vector: blobToVector(r.vector) };
       after = Number(rows[rows.length - 1]!.key);

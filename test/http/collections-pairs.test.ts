@@ -29,7 +29,7 @@ describe('allNearDupPairs over a large collection (sqlite)', () => {
   }, 180_000);
   afterAll(() => h?.close());
 
-  it('the server loads every collection\'s index before it takes requests (the first search loaded it, holding every request)', async () => {
+  it('the server loads every collection\'s index as it takes requests (a first search that loaded it held every request)', async () => {
     const loaded = (h.app.loupe.collections as unknown as { queries: { loaded: Map<string, unknown> } }).queries.loaded;
     expect(loaded.has(id)).toBe(false);
     expect(await h.app.loupe.collections.loadIndexes()).toEqual({ collections: 1, failed: 0, removed: 0 });

@@ -1,4 +1,4 @@
-import type { Change, CollectionQueries, Filter, Hit } from '../../index/collection-queries.ts';
+import type { Change, CollectionQueries, Filter, Hit, IndexLoadState } from '../../index/collection-queries.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../../store/collection-store.ts';
 import { compileFilter } from '../../store/filters/mongo-filter.ts';
@@ -331,7 +331,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     // an empty collection has no descriptor size yet: said so, not as "not yet known-d"
     const index = c.dimensions ? `HNSW index over ${c.dimensions}-d ${c.model ?? 'descriptors'}` : 'HNSW index, its descriptors\' size set by the first record';
-    const info = `${c.type} collection "${c.name}": ${c.recordCount} records, ${index} (cosine distance × ${distanceScale})`;
+    const info = `${c.type} collection "${c.name}": ${c.recordCount} records, ${index} (cosine distance × ${distanceScale})${indexStateNote(this.queries.loadState(c))}`;
     if (c.type === 'custom') return { status: status(ctx, 200, 'OK'), info, statistics: clock.done() };
     const text = await this.textSearchState(c);
     return { status: status(ctx, 200, 'OK'), info: `${info}; ${text.summary}`, text_search: text.state, statistics: clock.done() };
@@ -1319,5 +1319,19 @@ export class VisualSearchService {
     const productField = opts.productField;
     const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter, self));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
+  }
+}
+
+/** The embedded index's state as ping says it (nothing where PostgreSQL holds the index): a restart reads it in the background. */
+function indexStateNote(state: IndexLoadState | undefined): string {
+  switch (state?.state) {
+    case undefined:
+      return '';
+    case 'loaded':
+      return '; index loaded';
+    case 'loading':
+      return `; index loading after a restart: ${state.records} of ${state.of} records read (searches wait for it, then answer 503 index_loading)`;
+    case 'not loaded':
+      return '; index not loaded yet (read in turn after a restart, or by the first search)';
   }
 }
