@@ -254,7 +254,8 @@ describe('server process that cannot start', () => {
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+    // eight server processes, each loading tsx: 46 s alone beside three helpers' work (load 7), past 60 s in a batch
+  }, 150_000);
 
   it('a port in use is refused before the database is opened: nothing made, upgraded or run (h104)', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-port-'));
