@@ -203,19 +203,27 @@ export class PgCollectionQueries implements CollectionQueries {
 
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter, memo?: TextMemo): Promise<TextHit[]> {
     if (k <= 0) return [];
-    const held = memo?.held as { ranked: { key: number; score: number }[]; complete: boolean } | undefined;
-    const ranked = held && (held.complete || held.ranked.length >= k) ? held.ranked : await this.ranked(c, q, Math.max(k, rankedAtLeast), filter);
-    if (!ranked) return [];
-    if (memo && ranked !== held?.ranked) memo.held = { ranked, complete: ranked.length < Math.max(k, rankedAtLeast) };
-    const first = ranked.slice(0, k);
-    if (!first.length) return [];
-    const rows = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE collection_id = ${sql.lit(c.id)} AND key = ANY(${first.map((r) => r.key)}::bigint[])`.execute(this.store.db);
-    const byKey = new Map(this.rows(rows.rows).map((r) => [r.key, r]));
-    // a record deleted since it was ranked is left out
-    return first.flatMap((r) => {
-      const record = byKey.get(r.key);
-      return record ? [{ record, score: r.score }] : [];
-    });
+    for (let again = 1; ; again--) {
+      const held = memo?.held as { ranked: { key: number; score: number }[]; complete: boolean } | undefined;
+      const ranked = held && (held.complete || held.ranked.length >= k) ? held.ranked : await this.ranked(c, q, Math.max(k, rankedAtLeast), filter);
+      if (!ranked) return [];
+      if (memo && ranked !== held?.ranked) memo.held = { ranked, complete: ranked.length < Math.max(k, rankedAtLeast) };
+      const first = ranked.slice(0, k);
+      if (!first.length) return [];
+      const rows = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE collection_id = ${sql.lit(c.id)} AND key = ANY(${first.map((r) => r.key)}::bigint[])`.execute(this.store.db);
+      const byKey = new Map(this.rows(rows.rows).map((r) => [r.key, r]));
+      // A record deleted since it was ranked (in the request's memo, or between the two statements) is ranked again
+      // without it: left out, fewer than k came back where k still matched, which the re-ranking's widening and product
+      // grouping read as the matches' end (h358). Once: a deletion during that second ranking too is left out.
+      if (byKey.size < first.length && again > 0) {
+        if (memo) memo.held = undefined;
+        continue;
+      }
+      return first.flatMap((r) => {
+        const record = byKey.get(r.key);
+        return record ? [{ record, score: r.score }] : [];
+      });
+    }
   }
 
   /**
