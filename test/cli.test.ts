@@ -375,7 +375,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
         if ((got.json() as { status: string }).status === 'DONE') break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      expect(await mediaFiles()).toBe(before + 5);
+      // two sessions' images and thumbnails, the upscaled result, and the record's thumbnail (h357)
+      expect(await mediaFiles()).toBe(before + 6);
     } finally {
       await app.close();
     }
@@ -384,7 +385,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     // a dry run and a question answered no remove nothing; the dry run's counts are the erasure's (h355)
     const held = await mediaFiles();
     const planned = await loupe('account', 'delete', '--account', gone.account, '--dry-run');
-    expect(planned).toEqual({ dry_run: true, deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0, workspaces: 1, tokens: 1, collection_ids: [collection_id] });
+    expect(planned).toEqual({ dry_run: true, deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 4, files_not_found: 0, workspaces: 1, tokens: 1, collection_ids: [collection_id] });
     const declined = await inProcess(env(), ['account', 'delete', '--account', gone.account], { answer: false });
     expect([declined.code, declined.stdout, declined.asked]).toEqual([1, '', ['loupe: go on? [y/N] ']]);
     expect(declined.stderr).toBe(`loupe: account delete removes ${JSON.stringify(planned).replace('"dry_run":true,', '')}\nloupe: not confirmed: nothing was removed\n`);
@@ -394,7 +395,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     // and the tokens were not revoked by either
     expect((await loupe('token', 'list', '--account', gone.account)).tokens.map((t: { revoked_at: string | null }) => t.revoked_at)).toEqual([null]);
     const erased = await loupe('account', 'delete', '--account', gone.account);
-    expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
+    expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 4, files_not_found: 0 });
     if (beside) {
       const wal = await fs.readFile(path.join(dataDir, 'loupe.db-wal')).catch(() => Buffer.alloc(0));
       beside.close();
@@ -566,9 +567,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await loupe('collection', 'show', '--collection', photo.collection_id)).product_field).toBe('sku');
     const listed = await loupe('collection', 'list', '--account', owner.account);
     expect(listed.collections.map((c: { collection_id: string }) => c.collection_id).sort()).toEqual([created.collection_id, photo.collection_id].sort());
-    expect(await loupe('collection', 'delete', created.collection_id, '--dry-run')).toEqual({ dry_run: true, deleted: created.collection_id, account: owner.account, type: 'product', name: 'Shoes', records: 0 });
+    expect(await loupe('collection', 'delete', created.collection_id, '--dry-run')).toEqual({ dry_run: true, deleted: created.collection_id, files: 0, files_not_found: 0, account: owner.account, type: 'product', name: 'Shoes', records: 0 });
     expect((await loupe('collection', 'show', '--collection', created.collection_id)).name).toBe('Shoes');
-    expect(await loupe('collection', 'delete', '--collection', created.collection_id, '--yes')).toEqual({ deleted: created.collection_id });
+    expect(await loupe('collection', 'delete', '--collection', created.collection_id, '--yes')).toEqual({ deleted: created.collection_id, files: 0 });
     const gone = await fails('collection', 'show', '--collection', created.collection_id);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/not found/);

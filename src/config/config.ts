@@ -222,6 +222,11 @@ export interface Config {
    * is most of the cost of an insert.
    */
   seen: SeenPart[];
+  /**
+   * LOUPE_RECORD_THUMBNAILS (default on): each collection record keeps a JPEG thumbnail (long edge 256 px) of the image it
+   * was inserted or last updated with, in the media folder, for the console's search (h357). Off: none is made.
+   */
+  recordThumbnails: boolean;
   queue: QueueOptions;
   /**
    * `LOUPE_PAUSE_BACKGROUND`: the server runs no job, delivers no webhook and sweeps nothing (the API answers; jobs
@@ -542,6 +547,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       cardLocator: locatorFrom(env.LOUPE_CARD_LOCATOR),
     },
     seen: seenFrom(env.LOUPE_SEEN),
+    recordThumbnails: env.LOUPE_RECORD_THUMBNAILS?.trim() ? boolFrom(env.LOUPE_RECORD_THUMBNAILS, 'LOUPE_RECORD_THUMBNAILS') : true,
     pauseBackground: boolFrom(env.LOUPE_PAUSE_BACKGROUND, 'LOUPE_PAUSE_BACKGROUND'),
     queue: {
       workers: queueWorkers,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { collectionTypes, type CollectionRecord, type CollectionStore, type CollectionType } from '../store/collection-store.ts';
 import type { CollectionQueries } from '../index/collection-queries.ts';
+import type { MediaStore } from '../media/media-store.ts';
 import type { AccountService } from './account-service.ts';
 import { ServiceError, isUuid } from './errors.ts';
 
@@ -50,6 +51,8 @@ export class CollectionService {
     private readonly collections: CollectionStore,
     private readonly accounts: AccountService,
     private readonly queries: CollectionQueries,
+    /** Where the records' thumbnails are (migration 047), removed with the collection. */
+    private readonly media?: MediaStore,
   ) {}
 
   async create(input: { accountId: string; type: string; name: string; productField?: string | undefined; capacity?: number | undefined }): Promise<CollectionRecord> {
@@ -128,11 +131,16 @@ export class CollectionService {
     return { compacted: collectionId, keyword_index: rewritten ? 'rewritten' : this.collections.store.dialect === 'postgres' ? 'postgresql' : 'none' };
   }
 
-  async delete(collectionId: string): Promise<{ deleted: string }> {
+  /** `files`: the records' thumbnails removed; one not in this process's media folder stays named for the server's sweep. */
+  async delete(collectionId: string): Promise<{ deleted: string; files: number }> {
     await this.get(collectionId);
-    await this.collections.delete(collectionId);
+    const { media } = await this.collections.deleteWithMedia(collectionId);
     await this.queries.forget(collectionId);
-    return { deleted: collectionId };
+    // a file not found here stays named in media_deletions, for the sweep of the server whose folder holds it (a CLI
+    // run with another LOUPE_DATA_DIR, as a workspace's erasure, h100)
+    const { removed } = this.media ? await this.media.remove(media) : { removed: [] };
+    await this.collections.mediaRemoved(removed);
+    return { deleted: collectionId, files: removed.length };
   }
 
   /**

@@ -23,6 +23,7 @@ export type { IndexLoadOptions };
 import { ProductRule } from './fashion/product-rule.ts';
 import { filterFailuresAre400 } from './visual-search/filters.ts';
 import { VisualSearchService } from './visual-search/visual-search-service.ts';
+import { RecordThumbnails } from './visual-search/record-thumbnails.ts';
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
 import type { MediaAuditReport } from './media-audit.ts';
@@ -174,7 +175,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, unfoldedSessions: { refold: () => refoldSessionSearch(store.db, store.dialect, { unfoldedOnly: true }) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
-  const collections = new CollectionService(collectionStore, accounts, queries);
+  const collections = new CollectionService(collectionStore, accounts, queries, mediaStore);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions, store, dataDir: config.dataDir });
   const housekeeping = new MediaHousekeeping({ store, requests: requestStore, media: mediaStore, deletions: mediaDeletions });
@@ -224,7 +225,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     accounts,
     erasure,
     collections,
-    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts, products),
+    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts, products, new RecordThumbnails(mediaStore, links, collectionStore, config.recordThumbnails ? config.limits.thumbnailLongEdge : 0)),
     textSearch: new TextSearchService(collectionStore, queries, vision, products),
     seenBackfill: backfill,
     cardSessions,

@@ -2,6 +2,7 @@ import { sql, type Selectable, type Transaction } from 'kysely';
 import type { CollectionsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
 import { CollectionTextStore, type TextRow } from './collection-text-store.ts';
+import { forgetMedia, intendMedia, keepMedia, mediaRemoved } from './media-deletions.ts';
 
 export const collectionTypes = ['photo', 'product', 'custom', 'fashion', 'homedecor'] as const;
 export type CollectionType = (typeof collectionTypes)[number];
@@ -105,15 +106,44 @@ export class CollectionStore {
   }
 
   async delete(id: string): Promise<boolean> {
+    return (await this.deleteWithMedia(id)).deleted;
+  }
+
+  /**
+   * Deletes the collection and answers the thumbnails its records named (migration 047), named in `media_deletions` in
+   * the same transaction: the caller removes the files after the commit, and a process stopped before leaves them to
+   * the sweep.
+   */
+  async deleteWithMedia(id: string): Promise<{ deleted: boolean; media: string[] }> {
     return this.store.db.transaction().execute(async (trx) => {
       // the collection's row first, as every write to its records takes it first: dropping the index
       // first (a lock on every record) while a delete of records held the row deadlocked the two
-      if (this.store.dialect === 'postgres' && !(await trx.selectFrom('collections').select('id').where('id', '=', id).forUpdate().executeTakeFirst())) return false;
+      if (this.store.dialect === 'postgres' && !(await trx.selectFrom('collections').select('id').where('id', '=', id).forUpdate().executeTakeFirst())) return { deleted: false, media: [] };
       if (this.store.dialect === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(id)}`).execute(trx);
       await this.text.drop(trx, id);
+      const media = (await trx.selectFrom('collection_records').select('thumbnail_key').where('collection_id', '=', id).where('thumbnail_key', 'is not', null).execute()).map((r) => r.thumbnail_key!);
       const res = await trx.deleteFrom('collections').where('id', '=', id).executeTakeFirst();
-      return Number(res.numDeletedRows) > 0;
+      const deleted = Number(res.numDeletedRows) > 0;
+      if (deleted) await forgetMedia(trx, media);
+      return { deleted, media: deleted ? media : [] };
     });
+  }
+
+  /** Files about to be written for records not yet committed: the sweep removes them unless an insert or update names them. */
+  intendMedia(keys: readonly string[]): Promise<void> {
+    return intendMedia(this.store.db, keys);
+  }
+
+  /** Files removed: their `media_deletions` entries go too. */
+  mediaRemoved(keys: readonly string[]): Promise<void> {
+    return mediaRemoved(this.store.db, keys);
+  }
+
+  /** The thumbnail each of these records names (none for a record stored before migration 047, or with thumbnails off). */
+  async thumbnails(collectionId: string, recordIds: string[]): Promise<Map<string, string | null>> {
+    if (!recordIds.length) return new Map();
+    const rows = await this.store.db.selectFrom('collection_records').select(['record_id', 'thumbnail_key']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds).execute();
+    return new Map(rows.map((r) => [r.record_id, r.thumbnail_key ?? null]));
   }
 
   /** The collection's keyword table without what deleted records left in it (SQLite; false where nothing was rewritten). */
@@ -153,7 +183,7 @@ export class CollectionStore {
    * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
    * (and, in PostgreSQL, creates its HNSW index).
    */
-  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash?: string | null; text?: TextRow }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
+  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash?: string | null; text?: TextRow; thumbnailKey?: string | null }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       // Taking the change numbers first locks the collection's row (PostgreSQL) for the capacity
       // check below; SQLite's transaction already holds the write lock. Unused numbers are gaps.
@@ -187,6 +217,7 @@ export class CollectionStore {
           created_at: now,
           updated_at: now,
           hash: r.hash ?? null,
+          thumbnail_key: r.thumbnailKey ?? null,
           ...(this.store.dialect === 'postgres' ? { embedding: pgVector(r.vector) } : { vector: vectorToBlob(r.vector) }),
         };
         // The collection's row lock (above) serialises inserts, so the check before is final; a
@@ -197,6 +228,8 @@ export class CollectionStore {
         room--;
       }
       const added = outcomes.filter((o) => 'key' in o).length;
+      // the thumbnails of the records stored are theirs now; a refused record's stays named for removal
+      await keepMedia(trx, rows.flatMap((r, i) => ('key' in outcomes[i]! && r.thumbnailKey ? [r.thumbnailKey] : [])));
       if (added) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added) })).where('id', '=', collectionId).execute();
       return { outcomes, seq: seq - 1 };
     });
@@ -223,12 +256,15 @@ export class CollectionStore {
    * holds for: a record changed since it was found (an update, or deleted and inserted again) is not deleted for what it
    * was (h168: deleteByFilter deleted records an update had just moved out of its filter).
    */
-  async deleteByIds(collectionId: string, recordIds: string[], still?: (data: Record<string, unknown>) => boolean): Promise<{ deleted: StoredRecord[]; seq: number }> {
+  /** `media`: the deleted records' thumbnails, named for removal in the same transaction (the caller removes them after it). */
+  async deleteByIds(collectionId: string, recordIds: string[], still?: (data: Record<string, unknown>) => boolean): Promise<{ deleted: StoredRecord[]; seq: number; media: string[] }> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.lock(trx, collectionId);
-      const read = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
+      const read = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data', 'thumbnail_key']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
       const found = still ? read.filter((r) => still(fromJson<Record<string, unknown>>(r.data))) : read;
-      if (!found.length) return { deleted: [], seq: 0 };
+      if (!found.length) return { deleted: [], seq: 0, media: [] };
+      const media = found.flatMap((r) => (r.thumbnail_key ? [r.thumbnail_key] : []));
+      await forgetMedia(trx, media);
       let seq = await this.nextSeq(trx, collectionId, found.length);
       await this.text.deleteKeys(trx, collectionId, found.map((r) => Number(r.key)));
       await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
@@ -237,7 +273,7 @@ export class CollectionStore {
         await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
       }
       await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '-', found.length) })).where('id', '=', collectionId).execute();
-      return { deleted: found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) })), seq: seq - 1 };
+      return { deleted: found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) })), seq: seq - 1, media };
     });
   }
 
@@ -250,12 +286,21 @@ export class CollectionStore {
    * version, else 'changed' (the caller merges again: two updates of one record at once each lost the other's fields
    * to the later write, h154).
    */
-  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null, readSeq?: number): Promise<{ record: StoredRecord; seq: number } | 'changed' | undefined> {
+  /**
+   * `thumbnailKey`, with a new image: its thumbnail (null: none), which replaces the one the record named; the old one is
+   * named for removal in the same transaction and answered as `replacedMedia` (the caller removes it after the commit).
+   */
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null, readSeq?: number, thumbnailKey?: string | null): Promise<{ record: StoredRecord; seq: number; replacedMedia?: string } | 'changed' | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.lock(trx, collectionId);
-      const found = await trx.selectFrom('collection_records').select(['key', 'seq']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
+      const found = await trx.selectFrom('collection_records').select(['key', 'seq', 'thumbnail_key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
       if (readSeq !== undefined && Number(found.seq) !== readSeq) return 'changed';
+      const thumbnailChanges = vector !== undefined && thumbnailKey !== undefined;
+      if (thumbnailChanges) {
+        if (thumbnailKey) await keepMedia(trx, [thumbnailKey]);
+        if (found.thumbnail_key) await forgetMedia(trx, [found.thumbnail_key]);
+      }
       const seq = await this.nextSeq(trx, collectionId, 1);
       const set = {
         data: JSON.stringify(data),
@@ -264,10 +309,11 @@ export class CollectionStore {
         ...(vector ? (this.store.dialect === 'postgres' ? { embedding: pgVector(vector) } : { vector: vectorToBlob(vector) }) : {}),
         // a new image replaces the hash too (none when the task gave none)
         ...(vector ? { hash: hash ?? null } : {}),
+        ...(thumbnailChanges ? { thumbnail_key: thumbnailKey } : {}),
       };
       await trx.updateTable('collection_records').set(set).where('key', '=', found.key).execute();
       if (text) await this.text.write(trx, collectionId, Number(found.key), text);
-      return { record: { key: Number(found.key), recordId, data }, seq };
+      return { record: { key: Number(found.key), recordId, data }, seq, ...(thumbnailChanges && found.thumbnail_key ? { replacedMedia: found.thumbnail_key } : {}) };
     });
   }
 

@@ -154,6 +154,8 @@ export interface CollectionRecordsTable {
   embedding?: string | null;
   /** The `bmh1` visual hash as 256 binary digits (migration 014); null for records stored before. */
   hash?: string | null;
+  /** The record's thumbnail in the media folder (migration 047); null before it, or with LOUPE_RECORD_THUMBNAILS off. */
+  thumbnail_key?: string | null;
   seq: number;
   created_at: Timestamp;
   updated_at: Timestamp;

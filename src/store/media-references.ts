@@ -4,8 +4,11 @@ import { fromJson, type Store } from './database.ts';
 /** A media file a row names, and the row (what an operator needs to find it and send it again). */
 export interface MediaReference {
   key: string;
-  what: 'session image' | 'session thumbnail' | 'request result';
+  what: 'session image' | 'session thumbnail' | 'request result' | 'record thumbnail';
   session?: string;
+  /** A record thumbnail's collection and record `_id` (migration 047). */
+  collection?: string;
+  record?: string;
   row?: string;
   event_id?: string;
   request?: string;
@@ -13,7 +16,7 @@ export interface MediaReference {
 
 /**
  * Every media key the database names, a batch at a time (keyset pages: a large data folder is never held in
- * memory): card-session rows' images and thumbnails, and finished requests' result files.
+ * memory): card-session rows' images and thumbnails, finished requests' result files, and collection records' thumbnails.
  */
 export async function* mediaReferences(store: Store, batch = 1000): AsyncGenerator<MediaReference> {
   for (let after = 0; ; ) {
@@ -29,6 +32,17 @@ export async function* mediaReferences(store: Store, batch = 1000): AsyncGenerat
     }
     if (rows.length < batch) break;
     after = Number(rows[rows.length - 1]!.seq);
+  }
+  for (let after = 0; ; ) {
+    // through the partial index of records that have one (migration 047)
+    const rows = (
+      await sql<{ key: number; collection_id: string; record_id: string; thumbnail_key: string }>`
+        SELECT key, collection_id, record_id, thumbnail_key FROM collection_records
+        WHERE thumbnail_key IS NOT NULL AND key > ${after} ORDER BY key LIMIT ${batch}`.execute(store.db)
+    ).rows;
+    for (const r of rows) yield { key: r.thumbnail_key, what: 'record thumbnail', collection: r.collection_id, record: r.record_id };
+    if (rows.length < batch) break;
+    after = Number(rows[rows.length - 1]!.key);
   }
   for (let after = 0; ; ) {
     const rows = (await sql<{ seq: number; id: string; media: unknown }>`SELECT seq, id, media FROM async_requests WHERE seq > ${after} ORDER BY seq LIMIT ${batch}`.execute(store.db)).rows;
@@ -55,6 +69,10 @@ export async function stillNamed(store: Store, ref: MediaReference): Promise<boo
   if (ref.row) {
     const r = await sql<{ image_key: string | null; thumbnail_key: string | null }>`SELECT image_key, thumbnail_key FROM card_identifications WHERE id = ${ref.row}`.execute(store.db);
     return r.rows.some((x) => x.image_key === ref.key || x.thumbnail_key === ref.key);
+  }
+  if (ref.collection !== undefined && ref.record !== undefined) {
+    const r = await sql<{ thumbnail_key: string | null }>`SELECT thumbnail_key FROM collection_records WHERE collection_id = ${ref.collection} AND record_id = ${ref.record}`.execute(store.db);
+    return r.rows.some((x) => x.thumbnail_key === ref.key);
   }
   if (ref.request) {
     const r = await sql<{ media: unknown }>`SELECT media FROM async_requests WHERE id = ${ref.request}`.execute(store.db);

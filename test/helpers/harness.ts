@@ -97,12 +97,12 @@ export async function startHarness(backend: Backend, overrides: ConfigOverrides 
  * installed as `loupe models add` would: inserts take well under a millisecond, and text-to-image
  * search has a right answer. `close` also removes the pack's folders.
  */
-export async function startTinyClipHarness(backend: Backend): Promise<Harness> {
+export async function startTinyClipHarness(backend: Backend, overrides: ConfigOverrides = {}): Promise<Harness> {
   const { writeTinyClipPack } = await import('./tiny-clip.ts');
   const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
   const dirs = [await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tiny-clip-')), await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-pack-data-'))];
   const packDir = (await installPack(await writeTinyClipPack(dirs[0]!), dirs[1]!, { name: 'tiny' })).dir;
-  const h = await startHarness(backend, { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
+  const h = await startHarness(backend, { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir }, ...overrides });
   return {
     ...h,
     close: async () => {

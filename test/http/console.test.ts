@@ -1007,6 +1007,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await first.locator('.card-name').textContent()).toBe('leopard-1');
     // the picture is the result: named (h138: alt="" left only the id and distance)
     expect(await first.locator('img').getAttribute('alt')).toBe('Image of record leopard-1');
+    // the server's own thumbnail of it, through a signed link, not the shop's _url hot-linked (h357)
+    expect(await first.locator('img').getAttribute('src')).toMatch(new RegExp(`^${base}/media/[0-9a-f]{32}\\.jpg\\?expires=`));
     expect(await first.locator('.distance').textContent()).toMatch(/^distance 0(\.0+)?$|^distance 0\.0\d*/);
     expect(await page.locator('.result').count()).toBe(3); // plane-1 costs 99
     // the live region is the one-line summary, not the whole list read out at each search (h219)
@@ -1061,6 +1063,14 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(countOf, { timeout: 10_000 }).toBe(before + 2);
     const ids = (await h.request('POST', '/similarity/photos/v2/get', { body: { records: [{ _id: 'image_0001.jpg' }, { _id: 'image_0001.jpg (2)' }] }, headers: { 'collection-id': collectionId } })).json().answer_records.map((r: { _id: string }) => r._id);
     expect(ids).toEqual(['image_0001.jpg', 'image_0001.jpg (2)']);
+    // a record sent as _base64 shows its picture (h357: "no stored image" for every record the console or README step 5 added)
+    await page.getByLabel('Filter (optional, MongoDB syntax)').fill('');
+    await page.getByLabel('Drop a query image or choose one').setInputFiles(photoPath('caltech101/watch/image_0001.jpg'));
+    const added = page.locator('.result', { has: page.locator('.card-name', { hasText: /^image_0001\.jpg \(2\)$/ }) });
+    await added.waitFor({ timeout: 30_000 });
+    await expect.poll(() => added.locator('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), SLOW).toBeGreaterThan(0);
+    expect(await added.locator('img').getAttribute('src')).toMatch(new RegExp(`^${base}/media/`));
+    expect(await added.locator('.no-image').count()).toBe(0);
   }, 90_000);
 
   it('grades a photo through an asynchronous request and shows the overlays and grades', async () => {

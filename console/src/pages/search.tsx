@@ -49,7 +49,18 @@ function resultSummary(envelope: Envelope): string {
   return `${n} ${n === 1 ? 'result' : 'results'}${n > 1 ? ', most alike first' : ''}`;
 }
 
-function Results({ envelope, byText, onDelete }: { envelope: Envelope; byText: boolean; onDelete: (id: string) => void }) {
+/**
+ * Each result's picture: the server's own thumbnail of the image the record was stored with (signed links from the
+ * collection's `thumbnails` method, h357), else the record's `_url` (a record stored before the server kept
+ * thumbnails, or with them turned off), else none: a record sent as `_base64` kept no picture before.
+ */
+function pictureOf(record: Record<string, unknown>, thumbnails: Record<string, string | null>): string | null {
+  const own = thumbnails[String(record._id)];
+  if (typeof own === 'string') return own;
+  return typeof record._url === 'string' ? record._url : null;
+}
+
+function Results({ envelope, byText, onDelete, thumbnails }: { envelope: Envelope; byText: boolean; onDelete: (id: string) => void; thumbnails: Record<string, string | null> }) {
   const records = envelope.answer_records ?? [];
   return (
     <div>
@@ -64,10 +75,11 @@ function Results({ envelope, byText, onDelete }: { envelope: Envelope; byText: b
         {records.map((r, i) => {
           const id = String(r._id);
           const extra = Object.entries(r).filter(([k]) => !['_id', '_url'].includes(k));
+          const picture = pictureOf(r, thumbnails);
           return (
             <li key={id} class="result">
               {/* the picture is the result: said so (h138: an empty alt left only the id and distance) */}
-              {typeof r._url === 'string' ? <img src={r._url} alt={`Image of record ${id}`} loading="lazy" /> : <span class="no-image">no stored image</span>}
+              {picture !== null ? <img src={picture} alt={`Image of record ${id}`} loading="lazy" /> : <span class="no-image">no stored image</span>}
               {/* the whole id, wrapped: cut to "flamingo/image_…" the results could not be told apart (h312) */}
               <span class="card-name result-id">{id}</span>
               {envelope.answer_distances?.[i] !== undefined ? <span class="distance" title="lower is closer (0 is the same image or the best match)">distance {num(envelope.answer_distances[i], 4)}</span> : null}
@@ -99,6 +111,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
   const k = Math.min(1000, Math.max(1, Math.floor(Number(kText)) || 12));
   const [text, setText] = useState('');
   const [results, setResults] = useState<Envelope | null>(null);
+  // each result's thumbnail link by _id (null: the record has none), asked for after each search
+  const [thumbnails, setThumbnails] = useState<Record<string, string | null>>({});
   const [busy, setBusy] = useState(false);
   const [lastImage, setLastImage] = useState<File | null>(null);
   const [query, setQuery] = useState<string | null>(null);
@@ -135,6 +149,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
     setError(null);
     try {
       const env = await call<Envelope>('POST', path, { headers, body: { ...body, k, fields_to_return: ['*'], ...(filter.filter ? { filter: filter.filter } : {}) } });
+      setThumbnails(await thumbnailsOf(env));
       setResults(env);
       setQuery(label);
       setQueryPicture((before) => {
@@ -149,6 +164,17 @@ export function SearchPage({ shell }: { shell: Shell }) {
       else setError(err);
     } finally {
       setBusy(false);
+    }
+  };
+  /** The results' thumbnail links; none (each result as before: its `_url` or no picture) when the server cannot say. */
+  const thumbnailsOf = async (env: Envelope): Promise<Record<string, string | null>> => {
+    const ids = (env.answer_records ?? []).map((r) => r._id).filter((id) => typeof id === 'string' || typeof id === 'number');
+    if (!ids.length) return {};
+    try {
+      const found = await call<Envelope>('POST', `${base}/thumbnails`, { headers, body: { records: ids.slice(0, 1000).map((_id) => ({ _id })) } });
+      return Object.fromEntries((found.answer_records ?? []).map((r) => [String(r._id), typeof r._thumbnail === 'string' ? r._thumbnail : null]));
+    } catch {
+      return {};
     }
   };
   const byImage = async (files: File[]) => {
@@ -332,7 +358,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
             {busy ? <span class="loading">Searching…</span> : results ? <span data-testid="result-status" title={`${results.status.code} ${results.status.text}`}>{resultSummary(results)}</span> : null}
           </p>
           {results && queryPicture ? <img class="query-picture" src={queryPicture} alt={`The photo searched with${query ? `, ${query.replace(/^image /, '')}` : ''}`} data-testid="query-picture" /> : null}
-          {results ? <Results envelope={results} byText={queryPicture === null} onDelete={(id) => void remove(id)} /> : null}
+          {results ? <Results envelope={results} byText={queryPicture === null} onDelete={(id) => void remove(id)} thumbnails={thumbnails} /> : null}
           <ErrorBox error={error} />
         </div>
       </div>

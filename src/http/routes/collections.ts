@@ -55,6 +55,7 @@ const answersOf: Record<string, Answers> = {
     500: 'None updated: the new images could not be processed',
     504: 'None updated: the new images took too long to process',
   },
+  '/thumbnails': { ...found(205, 'Every record found (each with `_thumbnail`, a link or null)'), 400: 'None found: every `_id` was of the wrong form, or those that were not are not stored' },
   '/delete': { ...found(220, 'All records deleted'), 400: 'None deleted: every `_id` was of the wrong form, or those that were not are not stored (each record says why in `skipped_records`)' },
   '/visualKNNMulti': multiAnswers,
   '/visualTagsKNNMulti': multiAnswers,
@@ -145,6 +146,17 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           const body = request.body as { records: { _id: string }[]; fields_to_return?: string[] };
           return visualSearch.get(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
         });
+        // not in the spec: the console's search results' pictures, a method of its own so that no spec method's answer grows
+        // a field (docs/api-decisions.md, "Record thumbnails"); free unless LOUPE_PRICES names visual_search.thumbnails
+        post(
+          '/thumbnails',
+          "Links to records' thumbnails (not in the spec; the console's)",
+          Type.Object({ records: recordsAnsweredEach(IdRecord, 1000, skippedEach('At most 1000.')) }, { description: 'Each record found is answered `{_id, _thumbnail}`: a signed link to a JPEG of long edge 256 px made from the image the record was inserted or last updated with, or null for a record stored without one (before thumbnails were made, or with LOUPE_RECORD_THUMBNAILS off).' }),
+          async (request) => {
+            const body = request.body as { records: { _id: string }[] };
+            return visualSearch.thumbnailLinks(ctx(request), await collectionOf(request), body.records, baseUrlOf(request));
+          },
+        );
         post(
           '/update',
           'Update attributes (null removes a field; an image replaces the vector)',

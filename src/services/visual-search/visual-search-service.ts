@@ -25,6 +25,7 @@ import { skipped, badId, notAnObject, queryFailed, mismatch, whileExists, type E
 import { filterFields, checkedFilter, filterFailuresAre400, matchesEverything } from './filters.ts';
 import { distanceScale, scaled, rawRadius, onePerProduct, tieStable } from './hits.ts';
 import { itemCategories, categoryFilter, filterCategories, colorTagsOf, serverTagsSimple, serverTags, serverColors, sentValue, suppliesAll, parsedBox, drawnBox, boxOutside, recordBox, serversObject, categoryProblem, isObjectList, checkCategories, queryColors, withItemFilter } from './items.ts';
+import type { RecordThumbnails } from './record-thumbnails.ts';
 import { dollarProblem, project, tagField, stringsOf, stringListOrNone, tagsOf, recordTags, attributes, ID_FORM, idOf, sentId, type Fields, type Out } from './record-fields.ts';
 
 /** How many of the nearest records visualTagsKNN re-ranks by tags and colours (docs/api-decisions.md). */
@@ -103,6 +104,8 @@ export class VisualSearchService {
     private readonly accounts?: AccountService,
     /** The fashion rule 4 check, shared with text search (one count per collection change). */
     products?: ProductRule,
+    /** Records' thumbnails in the media folder (absent: none made, none served). */
+    private readonly thumbnails?: RecordThumbnails,
   ) {
     this.queries = filterFailuresAre400(queries);
     this.products = products ?? new ProductRule(this.queries);
@@ -114,16 +117,18 @@ export class VisualSearchService {
    * descriptor is made.
    */
   private embedForStore(c: CollectionRecord, records: InputRecord[], inserting: boolean): Promise<(Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[]> {
-    if (c.type === 'custom') return this.vision.each('embed', records);
+    // the stored record's picture, made where its image is decoded for the descriptor (record-thumbnails.ts)
+    const thumbnail = this.thumbnails?.edge ? { thumbnail: this.thumbnails.edge } : {};
+    if (c.type === 'custom') return this.vision.each('embed', records, thumbnail);
     if (c.type === 'fashion' || c.type === 'homedecor') {
       const domain = c.type;
       return this.vision.each('item', records, (r) => {
         const box = recordBox(r, inserting);
         const drawn = box !== undefined && !serversObject(Array.isArray(r._objects) ? r._objects[0] : undefined);
-        return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box, drawn } : {}) };
+        return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box, drawn } : {}), ...thumbnail };
       });
     }
-    return this.vision.each('index', records, { seen: [...this.seen] });
+    return this.vision.each('index', records, { seen: [...this.seen], ...thumbnail });
   }
 
   /**
@@ -417,7 +422,8 @@ export class VisualSearchService {
 
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
   private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[], fields: Fields, tally: Tally): Promise<void> {
-    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash: string | null; text?: TextRow }[] = [];
+    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash: string | null; text?: TextRow; thumbnailKey?: string | null }[] = [];
+    const thumbnails: (ArrayBuffer | undefined)[] = [];
     // Each row's record as sent: a skipped record is answered with its fields (spec 2 §2, skipped_records).
     const sent: InputRecord[] = [];
     const voted = c.type === 'fashion' || c.type === 'homedecor' ? await this.votes(c, candidates.map((x) => x.record), embedded) : [];
@@ -433,10 +439,18 @@ export class VisualSearchService {
       const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, true, voted[i]) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
       rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), hash: o.ok.hash ?? null, ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
+      thumbnails.push(o.ok.thumbnail);
       sent.push(x.record);
     });
     if (!rows.length) return;
-    const { outcomes, seq } = await whileExists(c, this.store.insert(c.id, rows, model!));
+    const keys = (await this.thumbnails?.write(thumbnails)) ?? [];
+    keys.forEach((k, i) => (rows[i]!.thumbnailKey = k));
+    const { outcomes, seq } = await whileExists(c, this.store.insert(c.id, rows, model!)).catch(async (err: unknown) => {
+      await this.thumbnails?.remove(keys);
+      throw err;
+    });
+    // a record refused (its _id stored meanwhile, the collection full) names no file
+    await this.thumbnails?.remove(keys.filter((_, i) => !('key' in outcomes[i]!)));
     outcomes.forEach((o, i) => {
       const row = rows[i]!;
       if ('key' in o) {
@@ -506,8 +520,9 @@ export class VisualSearchService {
   async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
     const clock = stopwatch();
     const ids = records.map(idOf);
-    const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined)));
+    const { deleted, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined)));
     if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
+    await this.removeMedia(media);
     const gone = new Set(deleted.map((d) => d.recordId));
     // one answer per record asked for, as get gives: an `_id` sent twice is answered twice, not dropped
     const answers = ids.flatMap((id) => (id !== undefined && gone.has(id) ? [{ _id: id }] : []));
@@ -667,8 +682,11 @@ export class VisualSearchService {
       };
       const paid: InputRecord = turnedOn ? { ...basis, extract_colors: turnedOn.includes('extract_colors'), extract_tags: turnedOn.includes('extract_tags') } : basis;
       let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
+      // the new image's thumbnail, written before the record is: removed again when the record is not updated
+      let thumbnailKey: string | null | undefined;
       const fail = async (code: number, text: string) => {
         await extras?.refund([paid]);
+        await this.removeMedia([thumbnailKey]);
         skips.push(skipped(ctx, { ...echo(record), _id: id }, code, text));
       };
       if ((work._url !== undefined && work._url !== null) || work._base64 !== undefined || work._file !== undefined) {
@@ -698,13 +716,15 @@ export class VisualSearchService {
         }
         vector = Float32Array.from(o!.ok.descriptor);
         hash = o!.ok.hash ?? null;
+        // a new image without a thumbnail (thumbnails off) takes the old image's away: it no longer shows the record
+        thumbnailKey = this.thumbnails ? ((await this.thumbnails.write([o!.ok.thumbnail]))[0] ?? null) : undefined;
         if ('observed' in o!.ok) observed = o!.ok.observed;
         if ('items' in o!.ok) {
           item = o!.ok;
           [voted] = await this.votes(c, [basis], [o!]);
         }
       }
-      let done: { record: StoredRecord; seq: number } | undefined;
+      let done: { record: StoredRecord; seq: number; replacedMedia?: string } | undefined;
       for (let tries = 0; ; tries++) {
         const data: Record<string, unknown> = { ...current.data, _id: id };
         // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
@@ -728,8 +748,9 @@ export class VisualSearchService {
         }
         const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
         // the collection deleted meanwhile: the extras charged for this record go back before the 404
-        const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash, current.seq).catch(async (err: unknown) => {
+        const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash, current.seq, thumbnailKey).catch(async (err: unknown) => {
           if (err instanceof CollectionGone) await extras?.refund([paid]);
+          await this.removeMedia([thumbnailKey]);
           throw err;
         }));
         if (updated === 'changed' && tries >= 15) {
@@ -753,6 +774,7 @@ export class VisualSearchService {
         break;
       }
       const updated = done;
+      await this.removeMedia([updated.replacedMedia]);
       this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector, hash } : {}), seq: updated.seq });
       answers.push(project(updated.record, fields, ['*']));
     }
@@ -765,6 +787,26 @@ export class VisualSearchService {
     if (answers.length === 0 && failures.length > 0 && code === 402) throw new ServiceError(402, 'insufficient_credits', failures[0]!.text);
     const overallStatus = answers.length === 0 && failures.length > 0 && code !== 404 ? status(ctx, code, 'No record was updated') : this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not updated (skipped_records says which and why)');
     return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+  }
+
+  /** Files the records' deletion or update no longer names, removed after its commit (record-thumbnails.ts). */
+  private removeMedia(keys: readonly (string | null | undefined)[]): Promise<void> {
+    return this.thumbnails?.remove(keys) ?? Promise.resolve();
+  }
+
+  /**
+   * `thumbnails` (not in the spec; the console's search results): a signed link to each record's thumbnail, `null` for
+   * a record stored without one (before the server made them, or with LOUPE_RECORD_THUMBNAILS off), and the records
+   * not stored skipped as `get` skips them. A method of its own, so no spec method's answer carries a field its clients'
+   * parsers do not know (docs/api-decisions.md).
+   */
+  async thumbnailLinks(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[], baseUrl: string): Promise<Envelope> {
+    const clock = stopwatch();
+    const ids = records.map(idOf);
+    const links = this.thumbnails ? await this.thumbnails.linksOf(baseUrl, c.id, ids.filter((x): x is string => x !== undefined)) : new Map((await this.store.getByIds(c.id, ids.filter((x): x is string => x !== undefined))).map((r) => [r.recordId, null]));
+    const answers = ids.flatMap((id) => (id !== undefined && links.has(id) ? [{ _id: id, _thumbnail: links.get(id) ?? null }] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !links.has(ids[i]!) ? [skipped(ctx, sentId(r), 404, 'not found')] : []));
+    return { status: this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
   async find(ctx: SearchContext, c: CollectionRecord, filter: unknown, limit: number, fields: Fields, from = 0): Promise<Envelope> {
@@ -829,8 +871,9 @@ export class VisualSearchService {
     for (let idle = 0; idle < 3; ) {
       const batch = await this.queries.find(c, f, 1000, 0);
       if (!batch.length) break;
-      const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId), still));
+      const { deleted, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId), still));
       if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
+      await this.removeMedia(media);
       total += deleted.length;
       idle = deleted.length ? 0 : idle + 1;
     }

@@ -40,6 +40,11 @@ export interface ImageTaskOptions {
   tiles?: boolean;
   /** `objects`: the people `/identity/v2/person` answers, and nothing else (HumanDetector.persons). */
   persons?: boolean;
+  /**
+   * `embed`, `index` and `item`: also a JPEG thumbnail of this long edge (px), made from the pixels the descriptor was
+   * decoded to (a collection record's picture in the console, LOUPE_RECORD_THUMBNAILS).
+   */
+  thumbnail?: number;
 }
 
 export interface ImageTask {
@@ -229,17 +234,22 @@ export interface ImageSize {
   height: number;
 }
 
+/** `thumbnail`: the JPEG asked for with the `thumbnail` option. */
+interface Thumbnailed {
+  thumbnail?: ArrayBuffer;
+}
+
 export interface ImageTaskResults {
   /** `hash`: the `bmh1` visual hash of the pixels the descriptor describes. */
-  embed: ImageSize & { descriptor: number[]; model: string; hash?: string };
+  embed: ImageSize & Thumbnailed & { descriptor: number[]; model: string; hash?: string };
   faces: ImageSize & { objects: Detection[] };
   objects: ImageSize & { objects: Detection[] };
   pose: ImageSize & { poses: Pose[] };
   ocr: ImageSize & { lines: OcrLine[] };
   colors: ImageSize & { colors: DominantColor[] };
-  index: ImageSize & { descriptor: number[]; model: string; hash?: string; observed: Observed };
+  index: ImageSize & Thumbnailed & { descriptor: number[]; model: string; hash?: string; observed: Observed };
   /** `chosen` is described by `descriptor` and `colors`; `whole`: the categories named no item found, so the whole image stands in. */
-  item: ImageSize & { descriptor: number[]; model: string; hash?: string; items: Item[]; chosen: Item; whole: boolean; colors: DominantColor[]; observed: Observed };
+  item: ImageSize & Thumbnailed & { descriptor: number[]; model: string; hash?: string; items: Item[]; chosen: Item; whole: boolean; colors: DominantColor[]; observed: Observed };
 }
 
 /**

@@ -127,7 +127,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
       const e = await embedder();
       const box = task.options?.boundBox;
       const seen = box ? crop(pixels, img, box) : pixels;
-      return { ...size, descriptor: Array.from(await e.embed(seen)), model: e.name, hash: hashOf(seen) };
+      return { ...size, descriptor: Array.from(await e.embed(seen)), model: e.name, hash: hashOf(seen), ...(await thumbnailOf(img, task.options?.thumbnail)) };
     }
     case 'faces': {
       const detector = await faces();
@@ -191,7 +191,21 @@ async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']>
   const e = await embedder();
   const descriptor = Array.from(await e.embed(rgbOf(small)));
   const { observed } = await observe(bytes, task.maxPixels, new Set<SeenPart>(task.options?.seen ?? seenParts), small);
-  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, hash: hashOf(rgbOf(small)), observed };
+  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, hash: hashOf(rgbOf(small)), observed, ...(await thumbnailOf(small, task.options?.thumbnail)) };
+}
+
+/**
+ * A JPEG of `edge` px on its long side (never enlarged) from pixels already decoded for the descriptor (640 px, EXIF
+ * rotation applied, alpha flattened), so the thumbnail costs a resize and an encode, no second decode: the stored
+ * record's picture (h357). Quality 80, as a card session's thumbnail (card-image.ts).
+ */
+async function thumbnailOf(img: RgbImage, edge: number | undefined): Promise<{ thumbnail?: ArrayBuffer }> {
+  if (!edge) return {};
+  const jpeg = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 80 })
+    .toBuffer();
+  return { thumbnail: ownBuffer(jpeg) };
 }
 
 /** What text search records of an image (the `index` task's parts); the decoded images are kept for the item task. */
@@ -302,7 +316,7 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   // a box the client drew (not a copy of a detector's) may lie inside the garment: a drop must leave a quarter of it (h281)
   const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground, ...(o.boundBox && o.drawn ? { minObjectShare: DRAWN_BOX_MIN_OBJECT } : {}) });
   const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
-  return { width: W, height: H, descriptor, model: e.name, hash: hashOf(itemPixels), items, chosen, whole, colors, observed };
+  return { width: W, height: H, descriptor, model: e.name, hash: hashOf(itemPixels), items, chosen, whole, colors, observed, ...(await thumbnailOf(small, o.thumbnail)) };
 }
 
 /** The `bmh1` visual hash of what the descriptor describes: near duplicates are told by either (docs/api-decisions.md `nearDuplicates`). */
