@@ -326,7 +326,8 @@ async function erasurePlan(services: Services, command: string, values: Values, 
       return { deleted: true, ...(await services.accounts.tokenToDelete(usageFirst['token delete'](values, rest))) };
     case 'collection delete': {
       const c = describeCollection(await services.collections.get(usageFirst['collection delete'](values, rest)));
-      return { deleted: c.collection_id, account: c.account, type: c.type, name: c.name, records: c.records };
+      const { files, files_not_found } = await services.collections.deletePlan(c.collection_id);
+      return { deleted: c.collection_id, files, files_not_found, account: c.account, type: c.type, name: c.name, records: c.records };
     }
     case 'request delete':
       return services.requestDeletion(usageFirst['request delete'](values, rest));

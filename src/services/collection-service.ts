@@ -1,3 +1,4 @@
+import { filesHere } from './media-housekeeping.ts';
 import { randomUUID } from 'node:crypto';
 import { collectionTypes, type CollectionRecord, type CollectionStore, type CollectionType } from '../store/collection-store.ts';
 import type { CollectionQueries } from '../index/collection-queries.ts';
@@ -132,6 +133,14 @@ export class CollectionService {
   }
 
   /** `files`: the records' thumbnails removed; one not in this process's media folder stays named for the server's sweep. */
+  /** What {@link delete} would remove (`loupe collection delete --dry-run`): its thumbnails' files, those this media folder holds and those it does not. */
+  async deletePlan(collectionId: string): Promise<{ keys: string[]; files: number; files_not_found: number }> {
+    await this.get(collectionId);
+    const keys = await this.collections.thumbnailKeys(collectionId);
+    const files = this.media ? await filesHere(this.media, keys) : 0;
+    return { keys, files, files_not_found: keys.length - files };
+  }
+
   async delete(collectionId: string): Promise<{ deleted: string; files: number }> {
     await this.get(collectionId);
     const { media } = await this.collections.deleteWithMedia(collectionId);

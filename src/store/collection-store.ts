@@ -139,6 +139,11 @@ export class CollectionStore {
     return mediaRemoved(this.store.db, keys);
   }
 
+  /** Every thumbnail the collection's records name: what deleting it would remove. */
+  async thumbnailKeys(collectionId: string): Promise<string[]> {
+    return (await this.store.db.selectFrom('collection_records').select('thumbnail_key').where('collection_id', '=', collectionId).where('thumbnail_key', 'is not', null).execute()).map((r) => r.thumbnail_key!);
+  }
+
   /** The thumbnail each of these records names (none for a record stored before migration 047, or with thumbnails off). */
   async thumbnails(collectionId: string, recordIds: string[]): Promise<Map<string, string | null>> {
     if (!recordIds.length) return new Map();
