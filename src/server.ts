@@ -71,6 +71,18 @@ const app = await buildApp(config, { startQueue: false }).catch(cannotStart);
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
 
 let closing = false;
+// (declared before the top-level awaits below: the index load starts there, and a `let` further down is not yet made)
+type LoadProgress = { collections: number; collectionsDone: number; records: number; recordsRead: number; ms: number };
+const said = (p: LoadProgress) => ({ collections: `${p.collectionsDone}/${p.collections}`, records: `${p.recordsRead}/${p.records}`, ms: p.ms });
+let loadStoppedSaid = false;
+/** From the port's opening until the index load's end (server.ts's last function). */
+let loadRunning = false;
+/** Once, from whichever comes first: the load's end, or the stop's (which exits before the load's end is reached). */
+function sayLoadStopped(p: LoadProgress | undefined): void {
+  if (loadStoppedSaid) return;
+  loadStoppedSaid = true;
+  app.log.info(p ? said(p) : {}, 'collection indexes: loading stopped by the shutdown');
+}
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
@@ -98,6 +110,8 @@ async function shutdown(signal: string): Promise<void> {
   sweep.unref();
   try {
     await app.close();
+    // a load cut short says so before the process ends: its own line (below) came after the exit, never written (h359)
+    if (loadRunning && !config.databaseUrl) sayLoadStopped(app.loupe.collections.indexProgress());
     // the last line says the stop ended (h260: "finishing requests in flight" was the last word)
     app.log.info('stopped (exit 0)');
     process.exit(0);
@@ -195,7 +209,7 @@ if (accounts?.length === 0) {
  */
 async function loadCollectionIndexes(): Promise<void> {
   const embedded = !config.databaseUrl;
-  const said = (p: { collections: number; collectionsDone: number; records: number; recordsRead: number; ms: number }) => ({ collections: `${p.collectionsDone}/${p.collections}`, records: `${p.recordsRead}/${p.records}`, ms: p.ms });
+  loadRunning = true;
   let ticker: NodeJS.Timeout | undefined;
   try {
     const indexes = await app.loupe.collections.loadIndexes({
@@ -211,13 +225,14 @@ async function loadCollectionIndexes(): Promise<void> {
       },
     });
     const done = app.loupe.collections.indexProgress();
-    if (closing) app.log.info(done ? said(done) : {}, 'collection indexes: loading stopped by the shutdown');
+    if (closing) sayLoadStopped(done);
     else if (embedded && (indexes.collections || indexes.removed)) app.log.info({ ...indexes, ...(done ? { records: done.records, ms: done.ms } : {}) }, 'collection indexes loaded');
     if (indexes.failed && !closing) app.log.warn({ failed: indexes.failed }, 'collection indexes: some could not be loaded; each is tried again by its first search, which says why');
   } catch (err) {
     // (the database away, the folder unreadable): each collection then loads on its first search, which says why
     if (!closing) app.log.warn({ err }, 'collection indexes not loaded at start; each loads on its first search');
   } finally {
+    loadRunning = false;
     clearInterval(ticker);
   }
 }

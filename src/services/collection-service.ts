@@ -94,10 +94,16 @@ export class CollectionService {
     for (const c of all) {
       if (options.stopped?.()) break;
       p.current = c;
-      await this.queries.load(c).catch(() => failed++);
+      const ok = await this.queries.load(c).then(
+        () => true,
+        () => false,
+      );
+      p.current = undefined;
+      // cut short by the stop: neither done nor failed (the stop's log line said 5/5 and every record read, h359)
+      if (!ok && options.stopped?.()) break;
+      if (!ok) failed++;
       p.done++;
       p.recordsDone += c.recordCount;
-      p.current = undefined;
       options.progress?.(this.indexProgress()!);
     }
     p.finishedAt = Date.now();
