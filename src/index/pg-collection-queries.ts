@@ -43,6 +43,15 @@ const rankedAtLeast = 1000;
 /** How many (collection change, filter) pairs remember whether their filter matches few records. */
 const fewCacheSize = 256;
 /**
+ * Planner costs for reading records by a client's filter. PostgreSQL prices a row's filter as a cheap operator and a
+ * page as a read from disk; here the pages are cached and the filter is a jsonpath over each row's jsonb, about a
+ * microsecond. So a page from 1000 of a category of 1 in 20 walked the records in key order through 22,000 of them
+ * (14–25 ms at 25,000 records) rather than read the category's 1,250 by the GIN index and sort them (2.5–4 ms); at 20×
+ * the row's cost it takes the index (a count of 70 % of the records too: 13 → 11 ms). The cost of starting parallel
+ * workers is scaled alike, so the dearer rows do not make them look cheap (they were slower: 13 → 18 ms).
+ */
+const filterRowCosts = { cpu_tuple_cost: '0.2', parallel_setup_cost: '20000' } as const;
+/**
  * Longest a query with a client's filter may run (PostgreSQL's `statement_timeout` for it): scans of
  * 100,000 records with ordinary filters take well under a second here. Past it the request is a
  * 400 naming the filter (services/visual-search/filters.ts).
@@ -51,15 +60,24 @@ export const FILTER_STATEMENT_MS = 5_000;
 
 /**
  * The transaction's statements end at {@link FILTER_STATEMENT_MS}, or sooner where the operator's
- * own `statement_timeout` is shorter (it is never loosened).
+ * own `statement_timeout` is shorter (it is never loosened); each is planned for its own filter; and
+ * `settings` (planner settings of the caller) hold for the transaction too. One statement, one round trip.
+ *
+ * A filter is a parameter of a statement that `store/pg-tuning.ts` prepares by name, and after five
+ * runs on a connection PostgreSQL may keep a generic plan, made without the filter's value: one for
+ * every filter of that shape, whatever it matches. Such a plan walked every record in key order to find
+ * one SKU (31 ms at 25,000 records, 0.2 ms by the GIN index a plan for the value takes), so these
+ * statements are planned for their values each time (`plan_cache_mode`, some 0.1 ms more a statement).
  */
-export async function limitStatement(trx: Kysely<Database>): Promise<void> {
-  await sql`SELECT set_config('statement_timeout', CASE WHEN current_setting('statement_timeout') <> '0' AND current_setting('statement_timeout')::interval < make_interval(secs => ${FILTER_STATEMENT_MS / 1000}) THEN current_setting('statement_timeout') ELSE ${String(FILTER_STATEMENT_MS)} END, true)`.execute(trx);
+export async function limitStatement(trx: Kysely<Database>, settings: Readonly<Record<string, string>> = {}): Promise<void> {
+  const more = Object.entries({ plan_cache_mode: 'force_custom_plan', ...settings }).map(([name, value]) => sql`, set_config(${sql.lit(name)}, ${value}, true)`);
   // a wait on another's lock (a collection made or dropped, an operator's DDL) ends before the
   // statement's time does, as lock_not_available (55P03: a 503, retry): it ran into the statement
   // timeout and was answered as the client's filter's fault (400). 4 s, or 80 % of an operator's
-  // shorter statement_timeout, and never above an operator's shorter lock_timeout.
-  await sql`SELECT set_config('lock_timeout', (SELECT CASE WHEN current_setting('lock_timeout') <> '0' AND current_setting('lock_timeout')::interval < make_interval(secs => l / 1000.0) THEN current_setting('lock_timeout') ELSE l::text END FROM (SELECT LEAST(${FILTER_LOCK_MS}, floor(extract(epoch FROM current_setting('statement_timeout')::interval) * 800)::int) AS l) t), true)`.execute(trx);
+  // shorter statement_timeout (as set just before, in the inner select), and never above an operator's shorter lock_timeout.
+  await sql`SELECT set_config('lock_timeout', CASE WHEN current_setting('lock_timeout') <> '0' AND current_setting('lock_timeout')::interval < make_interval(secs => t.l / 1000.0) THEN current_setting('lock_timeout') ELSE t.l::text END, true)${sql.join(more, sql``)}
+    FROM (SELECT LEAST(${sql.lit(FILTER_LOCK_MS)}, floor(extract(epoch FROM s.statement::interval) * 800)::int) AS l
+      FROM (SELECT set_config('statement_timeout', CASE WHEN current_setting('statement_timeout') <> '0' AND current_setting('statement_timeout')::interval < make_interval(secs => ${sql.lit(FILTER_STATEMENT_MS / 1000)}) THEN current_setting('statement_timeout') ELSE ${sql.lit(String(FILTER_STATEMENT_MS))} END, true) AS statement) s) t`.execute(trx);
 }
 
 /** Longest a filtered query waits on another's lock: under {@link FILTER_STATEMENT_MS}, so a lock wait is told from a slow filter. */
@@ -109,11 +127,11 @@ export class PgCollectionQueries implements CollectionQueries {
    * keeps PostgreSQL's engine busy (`[ab]*a[ab]{255}…` over long values: 9 s for 3 records, and on
    * after the client left) is cancelled, not left holding a connection other accounts wait for.
    */
-  private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+  private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>, settings?: Readonly<Record<string, string>>): Promise<T> {
     if (!filter || !Object.keys(filter).length) return run(this.store.db);
     return this.limited(() =>
       this.store.db.transaction().execute(async (trx) => {
-        await limitStatement(trx);
+        await limitStatement(trx, settings);
         return run(trx);
       }),
     );
@@ -148,7 +166,7 @@ export class PgCollectionQueries implements CollectionQueries {
     const key = `${c.id}:${c.seq}:${JSON.stringify(filter)}`;
     let held = this.few.get(key);
     if (held === undefined) {
-      const n = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(db));
+      const n = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(db), filterRowCosts);
       held = Number(n.rows[0]?.n ?? 0) <= exactUnder;
       if (this.few.size >= fewCacheSize) this.few.delete(this.few.keys().next().value!);
       this.few.set(key, held);
@@ -347,18 +365,18 @@ export class PgCollectionQueries implements CollectionQueries {
   }
 
   async count(c: CollectionRecord, filter?: Filter): Promise<number> {
-    const res = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM collection_records WHERE ${this.where(c, filter)}`.execute(db));
+    const res = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM collection_records WHERE ${this.where(c, filter)}`.execute(db), filterRowCosts);
     return Number(res.rows[0]?.n ?? 0);
   }
 
   async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number, after?: number): Promise<StoredRecord[]> {
     const from = after === undefined ? sql`` : sql` AND key > ${after}`;
-    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)}${from} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(db));
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)}${from} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(db), filterRowCosts);
     return this.rows(res.rows);
   }
 
   async random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]> {
-    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY random() LIMIT ${count}`.execute(db));
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY random() LIMIT ${count}`.execute(db), filterRowCosts);
     return this.rows(res.rows);
   }
 
@@ -376,13 +394,21 @@ export class PgCollectionQueries implements CollectionQueries {
   private async vectorSearch<T>(c: CollectionRecord, limit: number, filter: Filter | undefined, fn: (trx: Transaction<Database>, few: boolean) => Promise<T>): Promise<T> {
     const filtered = filter !== undefined && Object.keys(filter).length > 0;
     const few = filtered && (await this.matchesFew(c, filter));
+    const settings: Record<string, string> = {
+      ...(few
+        ? { enable_indexscan: 'off' }
+        : // a prepared statement's generic plan (LIMIT unknown) and large limits chose a scan of every record, and a hash
+          // join reading every record's data (a capacity run: k 50 in 22–40 ms, k 63 in 460–500 ms at 50,000 records)
+          { enable_seqscan: 'off', enable_hashjoin: 'off', enable_mergejoin: 'off' }),
+      'hnsw.ef_search': String(efSearch(limit, filtered)),
+      'hnsw.iterative_scan': 'relaxed_order',
+      'hnsw.max_scan_tuples': String(maxScanTuples(limit)),
+    };
+    // the settings in one statement (three before, and two more with a filter): each a round trip. Their values are
+    // parameters, so that the statement's text, which store/pg-tuning.ts prepares by name, does not vary with k
     const search = () => this.store.db.transaction().execute(async (trx) => {
-      if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
-      // a prepared statement's generic plan (LIMIT unknown) and large limits chose a scan of every record, and a hash
-      // join reading every record's data (a capacity run: k 50 in 22–40 ms, k 63 in 460–500 ms at 50,000 records)
-      else await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(trx);
-      if (filtered) await limitStatement(trx);
-      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
+      if (filtered) await limitStatement(trx, settings);
+      else await sql`SELECT ${sql.join(Object.entries(settings).map(([name, value]) => sql`set_config(${sql.lit(name)}, ${value}, true)`))}`.execute(trx);
       return fn(trx, few);
     });
     return filtered ? this.limited(search) : search();
