@@ -19,6 +19,7 @@ const collectionExamples: Record<string, unknown> = {
   insert: { records: [item, { ...item, _id: 'item-2', product_id: 'sku-1002', color: 'blue' }] },
   delete: { records: [{ _id: 'item-2' }] },
   get: { records: [{ _id: 'item-1' }], fields_to_return: ['*'] },
+  thumbnails: { records: [{ _id: 'item-1' }] },
   update: { records: [{ _id: 'item-1', product_id: 'sku-1001', price: 20 }] },
   find: { filter, limit: 10 },
   getRecordCount: { filter },
