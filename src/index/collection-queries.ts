@@ -70,9 +70,13 @@ export interface CollectionQueries {
   close(): Promise<void>;
 }
 
+/**
+ * `seq`: the change's number; `from`…`seq` when it stands for several (a delete of several records: one each). Every
+ * number a committed write took is in one change given to `applied`, in whatever order the requests get there.
+ */
 export type Change =
   | { kind: 'upsert'; record: StoredRecord; vector?: Float32Array; hash?: string | null; seq: number }
-  | { kind: 'delete'; keys: number[]; seq: number };
+  | { kind: 'delete'; keys: number[]; seq: number; from?: number };
 
 /** A collection's in-memory index: not read yet (read on the first request that needs it), being read, or held. */
 export type IndexLoadState = { state: 'not loaded' } | { state: 'loading'; records: number; of: number } | { state: 'loaded' };

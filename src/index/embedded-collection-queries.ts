@@ -52,7 +52,15 @@ interface Loaded {
   hashes: Map<number, Uint32Array>;
   index: HnswIndex | undefined;
   unsaved: number;
-  lastSeq: number;
+  /**
+   * Every change numbered up to this is applied: the tag a save may claim. Not the highest number applied: requests
+   * apply their changes in the order they get to it, not their numbers' (an update awaits its old thumbnail's removal
+   * after its commit, while a later insert is applied), and a save tagged with a later change's number, made before an
+   * earlier one was applied, left that one out after a crash for good (h361: a record's new image never replayed).
+   */
+  appliedTo: number;
+  /** Ranges of numbers applied above `appliedTo + 1` (first → last), waiting for the numbers between. */
+  ahead: Map<number, number>;
   timer: NodeJS.Timeout | undefined;
   /** Bumped by every change: cached filter results of an older version are stale. */
   version: number;
@@ -148,7 +156,9 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
           await this.giveWay();
         }
         const fresh = await this.store.get(c.id);
-        const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
+        // the index opened below holds every change up to the collection's number read here (its own open reads the
+        // database after this); changes up to it applied after the load are applied again, and ignored by `appliedTo`
+        const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, appliedTo: fresh?.seq ?? 0, ahead: new Map(), timer: undefined, version: 0, filtered: new Map() };
         // the records' count as read, for the vectors' part of the progress (inserts meanwhile change it)
         progress.of = progress.rows + docs.size;
         if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions, progress);
@@ -257,7 +267,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
         }
       }
       s.version++;
-      s.lastSeq = Math.max(s.lastSeq, change.seq);
+      settle(s, change.kind === 'delete' ? (change.from ?? change.seq) : change.seq, change.seq);
       s.unsaved++;
       if (s.unsaved >= checkpointEvery) await this.checkpoint(c.id, s);
       else if (!s.timer) {
@@ -279,7 +289,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     }
     const unsaved = s.unsaved;
     s.unsaved = 0;
-    const seq = s.lastSeq;
+    const seq = s.appliedTo;
     try {
       await s.index.checkpoint(seq);
       // the deletions the saved index holds are no longer replayed: their tombstones only grew the table, one a
@@ -637,6 +647,20 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     }
     this.loaded.clear();
     this.held.clear();
+  }
+}
+
+/** Numbers `first`…`last` applied: `appliedTo` moves up over every run of numbers now all applied. */
+function settle(s: Loaded, first: number, last: number): void {
+  if (last <= s.appliedTo) return;
+  if (first > s.appliedTo + 1) {
+    s.ahead.set(first, Math.max(last, s.ahead.get(first) ?? last));
+    return;
+  }
+  s.appliedTo = last;
+  for (let next = s.ahead.get(s.appliedTo + 1); next !== undefined; next = s.ahead.get(s.appliedTo + 1)) {
+    s.ahead.delete(s.appliedTo + 1);
+    s.appliedTo = Math.max(s.appliedTo, next);
   }
 }
 

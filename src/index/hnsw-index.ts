@@ -394,7 +394,8 @@ export class HnswIndex {
    * Persists the graph tagged with `seq`. Every change with seq ≤ `seq` must already have been
    * applied to this index; later ones may have been too (catch-up is idempotent). The snapshot
    * is taken no earlier than this call (after any checkpoint still being written), so reading
-   * `seq` in the tick that applied the changes is enough.
+   * `seq` in the tick that applied the changes is enough. That `seq` is not the highest applied where changes may be
+   * applied out of their numbers' order (EmbeddedCollectionQueries' `appliedTo`, h361).
    */
   checkpoint(seq: number): Promise<void> {
     this.assertOpen();

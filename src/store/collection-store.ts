@@ -30,7 +30,8 @@ export interface StoredRecord {
   seq?: number;
 }
 
-export type InsertOutcome = { key: number } | { refused: 'duplicate' | 'capacity' };
+/** A stored record's key and its own change number; a refused record takes none. */
+export type InsertOutcome = { key: number; seq: number } | { refused: 'duplicate' | 'capacity' };
 
 /** Float32 vectors as stored: a little-endian BLOB in SQLite, pgvector's text form in PostgreSQL. */
 export function vectorToBlob(v: Float32Array): Buffer {
@@ -180,9 +181,11 @@ export class CollectionStore {
   }
 
   /**
-   * Every write returns the last change number it took: the embedded index's checkpoint may only
-   * claim a number once every change up to it is applied, and SQLite commits (and the service
-   * applies) writes one after another.
+   * Every write returns the change numbers it took, and every number a committed write takes stands for a change the
+   * caller applies (numbers taken for refused records are given back): the embedded index saves itself tagged with the
+   * highest number below which every change is applied, which it can tell only if no number is left unaccounted for.
+   * SQLite commits the writes one after another, in their numbers' order, but a request may be told of its commit
+   * after a later one is (it awaits file work between), so the caller may apply them out of that order (h361).
    *
    * Inserts in request order: an `_id` already present is refused as `duplicate`, and records
    * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
@@ -229,13 +232,16 @@ export class CollectionStore {
         // unique violation here would be a bug, and in PostgreSQL it aborts the transaction anyway.
         const inserted = await trx.insertInto('collection_records').values(values).returning('key').executeTakeFirstOrThrow();
         if (r.text) await this.text.write(trx, collectionId, Number(inserted.key), r.text);
-        outcomes.push({ key: Number(inserted.key) });
+        outcomes.push({ key: Number(inserted.key), seq: values.seq });
         room--;
       }
       const added = outcomes.filter((o) => 'key' in o).length;
       // the thumbnails of the records stored are theirs now; a refused record's stays named for removal
       await keepMedia(trx, rows.flatMap((r, i) => ('key' in outcomes[i]! && r.thumbnailKey ? [r.thumbnailKey] : [])));
-      if (added) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added) })).where('id', '=', collectionId).execute();
+      // the numbers taken for refused records (the last ones: stored records took theirs in order) go back, so every
+      // number committed is a stored record's; the collection's row is this transaction's until it ends (above)
+      const unused = rows.length - added;
+      if (added || unused) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added), seq: eb('seq', '-', unused) })).where('id', '=', collectionId).execute();
       return { outcomes, seq: seq - 1 };
     });
   }
@@ -262,15 +268,17 @@ export class CollectionStore {
    * was (h168: deleteByFilter deleted records an update had just moved out of its filter).
    */
   /** `media`: the deleted records' thumbnails, named for removal in the same transaction (the caller removes them after it). */
-  async deleteByIds(collectionId: string, recordIds: string[], still?: (data: Record<string, unknown>) => boolean): Promise<{ deleted: StoredRecord[]; seq: number; media: string[] }> {
+  /** `first`…`seq`: the change numbers taken, one a deleted record (0 and 0 when none was). */
+  async deleteByIds(collectionId: string, recordIds: string[], still?: (data: Record<string, unknown>) => boolean): Promise<{ deleted: StoredRecord[]; first: number; seq: number; media: string[] }> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.lock(trx, collectionId);
       const read = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data', 'thumbnail_key']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
       const found = still ? read.filter((r) => still(fromJson<Record<string, unknown>>(r.data))) : read;
-      if (!found.length) return { deleted: [], seq: 0, media: [] };
+      if (!found.length) return { deleted: [], first: 0, seq: 0, media: [] };
       const media = found.flatMap((r) => (r.thumbnail_key ? [r.thumbnail_key] : []));
       await forgetMedia(trx, media);
-      let seq = await this.nextSeq(trx, collectionId, found.length);
+      const first = await this.nextSeq(trx, collectionId, found.length);
+      let seq = first;
       await this.text.deleteKeys(trx, collectionId, found.map((r) => Number(r.key)));
       await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
       // the embedded index catches up from them (changesSince); PostgreSQL's index lives in the table itself
@@ -278,7 +286,7 @@ export class CollectionStore {
         await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
       }
       await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '-', found.length) })).where('id', '=', collectionId).execute();
-      return { deleted: found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) })), seq: seq - 1, media };
+      return { deleted: found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) })), first, seq: first + found.length - 1, media };
     });
   }
 

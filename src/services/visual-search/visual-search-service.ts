@@ -445,17 +445,15 @@ export class VisualSearchService {
     if (!rows.length) return;
     const keys = (await this.thumbnails?.write(thumbnails)) ?? [];
     keys.forEach((k, i) => (rows[i]!.thumbnailKey = k));
-    const { outcomes, seq } = await whileExists(c, this.store.insert(c.id, rows, model!)).catch(async (err: unknown) => {
+    const { outcomes } = await whileExists(c, this.store.insert(c.id, rows, model!)).catch(async (err: unknown) => {
       await this.thumbnails?.remove(keys);
       throw err;
     });
-    // a record refused (its _id stored meanwhile, the collection full) names no file
-    await this.thumbnails?.remove(keys.filter((_, i) => !('key' in outcomes[i]!)));
     outcomes.forEach((o, i) => {
       const row = rows[i]!;
       if ('key' in o) {
         const stored = { key: o.key, recordId: row.recordId, data: row.data };
-        this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, hash: row.hash, seq });
+        this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, hash: row.hash, seq: o.seq });
         tally.answers.push(project(stored, fields, ['_id']));
       } else if (o.refused === 'duplicate') {
         tally.duplicates++;
@@ -465,6 +463,9 @@ export class VisualSearchService {
         skip(tally, sent[i]!, skipped(ctx, echo(sent[i]!), 412, `the collection is full (capacity ${c.capacity} records)`));
       }
     });
+    // a record refused (its _id stored meanwhile, the collection full) names no file; removed after the records are
+    // applied, so that no other write is applied between this one's commit and its own (h361)
+    await this.thumbnails?.remove(keys.filter((_, i) => !('key' in outcomes[i]!)));
   }
 
   /**
@@ -520,8 +521,8 @@ export class VisualSearchService {
   async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
     const clock = stopwatch();
     const ids = records.map(idOf);
-    const { deleted, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined)));
-    if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
+    const { deleted, first, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined)));
+    if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq, from: first });
     await this.removeMedia(media);
     const gone = new Set(deleted.map((d) => d.recordId));
     // one answer per record asked for, as get gives: an `_id` sent twice is answered twice, not dropped
@@ -774,8 +775,10 @@ export class VisualSearchService {
         break;
       }
       const updated = done;
-      await this.removeMedia([updated.replacedMedia]);
+      // applied before the old thumbnail's removal (file work, during which other writes commit and were applied first:
+      // an older vector then replaced a newer one of the same record in memory, h361)
       this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector, hash } : {}), seq: updated.seq });
+      await this.removeMedia([updated.replacedMedia]);
       answers.push(project(updated.record, fields, ['*']));
     }
     // When nothing was updated the status says why: 404 only when the records were missing, the
@@ -871,8 +874,8 @@ export class VisualSearchService {
     for (let idle = 0; idle < 3; ) {
       const batch = await this.queries.find(c, f, 1000, 0);
       if (!batch.length) break;
-      const { deleted, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId), still));
-      if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
+      const { deleted, first, seq, media } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId), still));
+      if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq, from: first });
       await this.removeMedia(media);
       total += deleted.length;
       idle = deleted.length ? 0 : idle + 1;
