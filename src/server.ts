@@ -72,8 +72,15 @@ if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no dat
 
 let closing = false;
 // (declared before the top-level awaits below: the index load starts there, and a `let` further down is not yet made)
-type LoadProgress = { collections: number; collectionsDone: number; records: number; recordsRead: number; ms: number };
-const said = (p: LoadProgress) => ({ collections: `${p.collectionsDone}/${p.collections}`, records: `${p.recordsRead}/${p.records}`, ms: p.ms });
+type LoadProgress = { collections: number; collectionsDone: number; records: number; recordsRead: number; ms: number; rebuilding?: { collection: string; inserted: number; of: number; reason: string } };
+// a rebuild of a collection's graph (its saved index not usable) said apart from the read: the records read stood at
+// every record through all of it (h362)
+const said = (p: LoadProgress) => ({
+  collections: `${p.collectionsDone}/${p.collections}`,
+  records: `${p.recordsRead}/${p.records}`,
+  ...(p.rebuilding ? { rebuilding: { collection: p.rebuilding.collection, vectors: `${p.rebuilding.inserted}/${p.rebuilding.of}`, reason: p.rebuilding.reason } } : {}),
+  ms: p.ms,
+});
 let loadStoppedSaid = false;
 /** From the port's opening until the index load's end (server.ts's last function). */
 let loadRunning = false;
@@ -219,7 +226,7 @@ async function loadCollectionIndexes(): Promise<void> {
         app.log.info(said(p), 'collection indexes loading, after the port opened: a search of a collection not loaded yet waits for it (at most 30 s, then 503 index_loading)');
         ticker = setInterval(() => {
           const now = app.loupe.collections.indexProgress();
-          if (now?.state === 'loading') app.log.info(said(now), 'collection indexes loading');
+          if (now?.state === 'loading') app.log.info(said(now), now.rebuilding ? "collection indexes loading: rebuilding a collection's vector index (its saved file not usable)" : 'collection indexes loading');
         }, 5000);
         ticker.unref();
       },

@@ -196,7 +196,9 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
     // IndexLoadingError): the node is up and the rest of it answers; this collection only needs a moment more
     if (indexLoading(err)) {
       reply.header('retry-after', String(err.retryAfterS));
-      return send(reply, 503, { detail: `The collection's index is still loading after a restart (${err.progress.records} of ${err.progress.of} records read); nothing of this request was done. Retry in about ${err.retryAfterS} s.`, code: 'index_loading' });
+      const r = err.progress.rebuilding;
+      const far = r ? `its saved index could not be used and is being rebuilt: ${r.inserted} of ${r.of} vectors inserted` : `${err.progress.records} of ${err.progress.of} records read`;
+      return send(reply, 503, { detail: `The collection's index is still loading after a restart (${far}); nothing of this request was done. Retry in about ${err.retryAfterS} s.`, code: 'index_loading' });
     }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known && err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.routeOptions.bodyLimit) {
@@ -264,7 +266,7 @@ function routePattern(url: string): RegExp {
 }
 
 /** An embedded index still loading past a request's wait (the adapter's IndexLoadingError, known by its code). */
-function indexLoading(err: { code?: unknown }): err is { code: string; retryAfterS: number; progress: { records: number; of: number } } {
+function indexLoading(err: { code?: unknown }): err is { code: string; retryAfterS: number; progress: { records: number; of: number; rebuilding?: { inserted: number; of: number } } } {
   return err.code === 'LOUPE_INDEX_LOADING' && typeof (err as { retryAfterS?: unknown }).retryAfterS === 'number';
 }
 

@@ -79,7 +79,17 @@ export type Change =
   | { kind: 'delete'; keys: number[]; seq: number; from?: number };
 
 /** A collection's in-memory index: not read yet (read on the first request that needs it), being read, or held. */
-export type IndexLoadState = { state: 'not loaded' } | { state: 'loading'; records: number; of: number } | { state: 'loaded' };
+export type IndexLoadState = { state: 'not loaded' } | { state: 'loading'; records: number; of: number; rebuilding?: IndexRebuilding } | { state: 'loaded' };
+
+/**
+ * A load whose saved index could not be used (missing, damaged, other settings, diverged: `reason`) rebuilds the graph
+ * after every record is read: vectors inserted of the total (h362).
+ */
+export interface IndexRebuilding {
+  inserted: number;
+  of: number;
+  reason: string;
+}
 
 /**
  * A request that needs a collection's index still loading (after a restart) past the wait allowed: answered 503
@@ -91,9 +101,11 @@ export class IndexLoadingError extends Error {
     readonly collectionId: string,
     readonly waitedMs: number,
     readonly retryAfterS: number,
-    readonly progress: { records: number; of: number },
+    readonly progress: { records: number; of: number; rebuilding?: IndexRebuilding },
   ) {
-    super(`the vector index of collection ${collectionId} is still loading (${progress.records} of ${progress.of} records read after ${Math.round(waitedMs / 1000)} s)`);
+    const r = progress.rebuilding;
+    const far = r ? `rebuilding: ${r.inserted} of ${r.of} vectors inserted` : `${progress.records} of ${progress.of} records read`;
+    super(`the vector index of collection ${collectionId} is still loading (${far} after ${Math.round(waitedMs / 1000)} s)`);
     this.name = 'IndexLoadingError';
   }
 }

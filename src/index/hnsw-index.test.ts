@@ -411,6 +411,19 @@ describe('HnswIndex persistence', () => {
     });
   }
 
+  it('tells a rebuild as it goes (vectors inserted of the total, the reason) and stops it when the teller throws', async () => {
+    const { source } = await seeded();
+    await (await openIndex(source)).close();
+    fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+    const told: number[] = [];
+    const b = await openIndex(source, { buildBatch: 128, onRebuild: (r) => void told.push(r.inserted, r.total, r.reason === 'index file size' ? 1 : 0) });
+    expect(b.openOutcome).toBe('rebuilt');
+    expect(told).toEqual([0, 300, 1, 128, 300, 1, 256, 300, 1, 300, 300, 1]);
+    await b.close();
+    fs.truncateSync(file, 10);
+    await expect(openIndex(source, { onRebuild: () => Promise.reject(new Error('stopping')) })).rejects.toThrow('stopping');
+  });
+
   it('rebuilds when the saved index has another dimension', async () => {
     const small = new MemorySource(8);
     vectors(50, 30, 8).forEach((v, i) => small.put(i, v));

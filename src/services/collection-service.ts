@@ -14,6 +14,8 @@ export interface IndexLoadProgress {
   records: number;
   recordsRead: number;
   ms: number;
+  /** The collection being read, where its saved index could not be used and its graph is being rebuilt (h362). */
+  rebuilding?: { collection: string; inserted: number; of: number; reason: string };
 }
 
 /** The collection types, for the routes' schemas: routes reach the store only through services (docs/architecture.md, Layers). */
@@ -118,7 +120,8 @@ export class CollectionService {
     if (!p) return undefined;
     const now = p.current ? this.queries.loadState(p.current) : undefined;
     const reading = now?.state === 'loading' ? now.records : 0;
-    return { state: p.finishedAt === undefined ? 'loading' : 'loaded', collections: p.collections, collectionsDone: p.done, records: p.records, recordsRead: p.recordsDone + reading, ms: (p.finishedAt ?? Date.now()) - p.startedAt };
+    const rebuilding = now?.state === 'loading' && now.rebuilding && p.current ? { rebuilding: { collection: p.current.id, ...now.rebuilding } } : {};
+    return { state: p.finishedAt === undefined ? 'loading' : 'loaded', collections: p.collections, collectionsDone: p.done, records: p.records, recordsRead: p.recordsDone + reading, ms: (p.finishedAt ?? Date.now()) - p.startedAt, ...rebuilding };
   }
 
   /** For administrators: any account's collection. */

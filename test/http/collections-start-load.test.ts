@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -137,6 +139,62 @@ describe('a restarted server takes requests while its collection indexes load (s
       expect((await search).length).toBeGreaterThan(0);
     } finally {
       release();
+      await app.close();
+    }
+  }, 120_000);
+
+  it('says a rebuild of a damaged index apart from the read: ping and the progress count vectors inserted, and Retry-After comes from the rebuild rate', async () => {
+    // the saved index cut in half: the load reads every record, then rebuilds the graph (h362: ping said every record
+    // read and Retry-After 1 s through a rebuild of tens of seconds)
+    const file = path.join(h.config.dataDir, 'indexes', `${id}.usearch`);
+    fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2));
+    // the rebuild inserts 2 vectors a batch and is held after the first and second batches
+    const gates = new Map<number, { reached: Promise<void>; arrive: () => void; go: Promise<void>; release: () => void }>();
+    for (const n of [2, 4]) {
+      let arrive!: () => void;
+      let release!: () => void;
+      const reached = new Promise<void>((r) => (arrive = r));
+      const go = new Promise<void>((r) => (release = r));
+      gates.set(n, { reached, arrive, go, release });
+    }
+    const releaseAll = () => gates.forEach((g) => g.release());
+    const app = await buildApp(h.config, {
+      indexLoad: {
+        waitMs: 200,
+        rebuildBatch: 2,
+        duringRebuild: async (_c, r) => {
+          const g = gates.get(r.inserted);
+          if (!g) return;
+          g.arrive();
+          await g.go;
+        },
+      },
+    });
+    try {
+      const loaded = app.loupe.collections.loadIndexes();
+      await gates.get(2)!.reached;
+      const info = async () => ((await call(app, 'ping', {})).json() as { info: string }).info;
+      expect(await info()).toMatch(/index rebuilding after a restart \(its saved file not used: index file size\): 2 of 6 vectors inserted, every record read/);
+      expect(app.loupe.collections.indexProgress()).toMatchObject({ state: 'loading', recordsRead: 6, rebuilding: { collection: id, inserted: 2, of: 6, reason: 'index file size' } });
+      // a third of the graph in 1.5 s or more: the rest takes about 3 s more, not the read's 1 s
+      await new Promise((r) => setTimeout(r, 1500));
+      const res = await call(app, 'visualKNN', { query_record: { _id: 'r0' }, k: 3 });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().detail).toMatch(/being rebuilt: 2 of 6 vectors inserted/);
+      const retryAfter = Number(res.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(3);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      // the count moves with the rebuild
+      gates.get(2)!.release();
+      await gates.get(4)!.reached;
+      expect(await info()).toMatch(/4 of 6 vectors inserted/);
+      gates.get(4)!.release();
+      expect(await loaded).toEqual({ collections: 1, failed: 0, removed: 0 });
+      expect(app.loupe.collections.indexProgress()?.rebuilding).toBeUndefined();
+      expect(await info()).toMatch(/; index loaded/);
+      expect((await call(app, 'visualKNN', { query_record: { _id: 'r0' }, k: 3 })).statusCode).toBe(200);
+    } finally {
+      releaseAll();
       await app.close();
     }
   }, 120_000);

@@ -1376,6 +1376,8 @@ function indexStateNote(state: IndexLoadState | undefined): string {
     case 'loaded':
       return '; index loaded';
     case 'loading':
+      // a rebuild follows the read where the saved index could not be used, and takes far longer (h362)
+      if (state.rebuilding) return `; index rebuilding after a restart (its saved file not used: ${state.rebuilding.reason}): ${state.rebuilding.inserted} of ${state.rebuilding.of} vectors inserted, every record read (searches wait for it, then answer 503 index_loading)`;
       return `; index loading after a restart: ${state.records} of ${state.of} records read (searches wait for it, then answer 503 index_loading)`;
     case 'not loaded':
       return '; index not loaded yet (read in turn after a restart, or by the first search)';
