@@ -324,15 +324,24 @@ export class CollectionTextStore {
     return numbered(rows.rows);
   }
 
-  /** Records of keyword-searchable collections without a text row yet, by key, at most `n` (the backfill's first step). */
+  /**
+   * Records of keyword-searchable collections without a text row yet, by key, at most `n` (the backfill's first step, at
+   * every start). Each such collection is asked in turn, its records in key order through migration 048's index: one
+   * statement over all records walked every record of every collection in key order, custom collections' too, which
+   * have no text rows (h362: 25,000 custom records beside 2,000 of a product collection, PostgreSQL read 2,940 buffers
+   * in 7–17 ms; now 186 in 1.5 ms). The same rows: the first `n` by key of every collection's first `n`.
+   */
   async recordsWithoutText(db: Kysely<Database>, n: number): Promise<BackfillRow[]> {
-    const rows = await sql<BackfillRow>`
-      SELECT r.key, r.collection_id, 0 AS attempts, r.data, c.product_field FROM collection_records r
-      JOIN collections c ON c.id = r.collection_id
-      LEFT JOIN collection_text t ON t.key = r.key
-      WHERE t.key IS NULL AND c.type <> 'custom'
-      ORDER BY r.key LIMIT ${n}`.execute(db);
-    return numbered(rows.rows);
+    const searchable = await db.selectFrom('collections').select(['id', 'product_field']).where('type', '<>', 'custom').execute();
+    const rows: BackfillRow[] = [];
+    for (const c of searchable) {
+      const found = await sql<Omit<BackfillRow, 'product_field'>>`
+        SELECT r.key, r.collection_id, 0 AS attempts, r.data FROM collection_records r
+        WHERE r.collection_id = ${c.id} AND NOT EXISTS (SELECT 1 FROM collection_text t WHERE t.key = r.key)
+        ORDER BY r.key LIMIT ${n}`.execute(db);
+      rows.push(...numbered(found.rows.map((r) => ({ ...r, product_field: c.product_field }))));
+    }
+    return rows.sort((a, b) => a.key - b.key).slice(0, n);
   }
 
   /** Rows whose image is not seen yet (pending, or failed under `maxAttempts`), at most `n`. */
