@@ -101,6 +101,13 @@ interface LoadProgress {
   rebuild?: { inserted: number; of: number; reason: string; startedAt: number };
 }
 
+/** A load's progress in records (its rows count each twice: attributes, then vector), and its rebuild's where one runs. */
+function soFar(p: LoadProgress | undefined): { records: number; of: number; rebuilding?: { inserted: number; of: number; reason: string } } {
+  const rows = p?.rows ?? 0;
+  const r = p?.rebuild;
+  return { records: Math.floor(rows / 2), of: Math.floor(Math.max(rows, p?.of ?? 0) / 2), ...(r ? { rebuilding: { inserted: r.inserted, of: r.of, reason: r.reason } } : {}) };
+}
+
 /** Records read a statement while an index loads (the attributes' pages give way after each: 40–60 ms at 1792-d). */
 const loadPage = 1000;
 /**
@@ -258,8 +265,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
         const r = p?.rebuild;
         const rest = (done: number, total: number, since: number) => (done > 0 && now > since ? ((total - done) * (now - since)) / done / 1000 : 10);
         const left = r ? rest(r.inserted, r.of, r.startedAt) : rest(rows, of, p?.startedAt ?? now);
-        const rebuilding = r ? { rebuilding: { inserted: r.inserted, of: r.of, reason: r.reason } } : {};
-        return new IndexLoadingError(c.id, now - t0, Math.min(60, Math.max(1, Math.ceil(left))), { records: Math.floor(rows / 2), of: Math.floor(of / 2), ...rebuilding });
+        return new IndexLoadingError(c.id, now - t0, Math.min(60, Math.max(1, Math.ceil(left))), soFar(p));
       };
       const timer = setTimeout(() => reject(stillLoading()), this.waitMs);
       // a load the server's stop cut short is the same answer: retry (on this node once it is back, or another)
@@ -275,8 +281,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (this.held.has(c.id)) return { state: 'loaded' };
     const p = this.reading.get(c.id);
     if (!p) return { state: 'not loaded' };
-    const r = p.rebuild;
-    return { state: 'loading', records: Math.floor(p.rows / 2), of: Math.floor(Math.max(p.rows, p.of) / 2), ...(r ? { rebuilding: { inserted: r.inserted, of: r.of, reason: r.reason } } : {}) };
+    return { state: 'loading', ...soFar(p) };
   }
 
   applied(c: CollectionRecord, change: Change): void {

@@ -127,14 +127,24 @@ export class PgCollectionQueries implements CollectionQueries {
    * keeps PostgreSQL's engine busy (`[ab]*a[ab]{255}…` over long values: 9 s for 3 records, and on
    * after the client left) is cancelled, not left holding a connection other accounts wait for.
    */
-  private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>, settings?: Readonly<Record<string, string>>): Promise<T> {
+  private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>, settings: Readonly<Record<string, string>> = {}): Promise<T> {
     if (!filter || !Object.keys(filter).length) return run(this.store.db);
-    return this.limited(() =>
+    return this.planned(filter, settings, run);
+  }
+
+  /**
+   * `run` in a transaction whose statements are planned with `settings` (set in one statement, one round trip); with a
+   * client's filter, limited as {@link filtered} runs it (the filter slots, {@link limitStatement}).
+   */
+  private planned<T>(filter: Filter | undefined, settings: Readonly<Record<string, string>>, run: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const withFilter = filter !== undefined && Object.keys(filter).length > 0;
+    const go = () =>
       this.store.db.transaction().execute(async (trx) => {
-        await limitStatement(trx, settings);
+        if (withFilter) await limitStatement(trx, settings);
+        else if (Object.keys(settings).length) await sql`SELECT ${sql.join(Object.entries(settings).map(([name, value]) => sql`set_config(${sql.lit(name)}, ${value}, true)`))}`.execute(trx);
         return run(trx);
-      }),
-    );
+      });
+    return withFilter ? this.limited(go) : go();
   }
 
   /** A filtered query (whose transaction calls {@link limitStatement}) in the filter slots, its timeout the client's filter's fault. */
@@ -245,14 +255,13 @@ export class PgCollectionQueries implements CollectionQueries {
   }
 
   /**
-   * The keys and BM25 scores of the best `limit` matches (after the filter), best first; undefined when the query has
+   * The keys and BM25 scores of the best `k` matches (after the filter), best first; undefined when the query has
    * nothing to look for. Every match is scored whatever the limit, so a request asks once for more than it may need
    * (text()'s memo): the re-ranking's widening asked again for 4× as many, scoring every match again (h353, s75).
    */
-  private async ranked(c: CollectionRecord, q: ParsedQuery, limit: number, filter?: Filter): Promise<{ key: number; score: number }[] | undefined> {
+  private async ranked(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<{ key: number; score: number }[] | undefined> {
     const t = await this.tsquery(c, q);
     if (!t) return undefined;
-    const k = limit;
     const own = sql.lit(c.id);
     // Unfiltered, no match is joined to its record here (text() reads the first k's); a filter needs every match's record.
     const filtered = filter && Object.keys(filter).length ? sql`AND (${filterToSql(filter, 'r.data_b')})` : sql``;
@@ -328,11 +337,7 @@ export class PgCollectionQueries implements CollectionQueries {
     // The matches are read through the collection's GIN index: a query of several words stemmed by each language is an
     // OR of a dozen lexemes or more, which the planner took for a large share of the rows and scanned every row for,
     // testing each (66 → 35 ms for "vintage leather" at 25,000 records, 3,251 matches; "person", 10,092, no slower).
-    const run = async (db: Kysely<Database>) => {
-      await sql`SELECT set_config('enable_seqscan', 'off', true)`.execute(db);
-      return query.execute(db);
-    };
-    const res = filter && Object.keys(filter).length ? await this.filtered(filter, run) : await this.store.db.transaction().execute(run);
+    const res = await this.planned(filter, { enable_seqscan: 'off' }, (trx) => query.execute(trx));
     return res.rows.map((r) => ({ key: Number(r.key), score: Number(r.score) }));
   }
 
@@ -348,10 +353,7 @@ export class PgCollectionQueries implements CollectionQueries {
     // Each word's look is the collection's GIN index, never a scan of its rows: for LIMIT 1 the planner scans rows in
     // the hope of an early match, which for a word no record holds read every row (70–120 ms at 25,000 records, a
     // linear cost; the index answers in under a millisecond either way). One statement for every word.
-    const found = await this.store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)`.execute(trx);
-      return sql<{ i: number }>`${sql.join(looks, sql` UNION ALL `)}`.execute(trx);
-    });
+    const found = await this.planned(undefined, { enable_seqscan: 'off', enable_indexscan: 'off' }, (trx) => sql<{ i: number }>`${sql.join(looks, sql` UNION ALL `)}`.execute(trx));
     return new Set(found.rows.map((r) => terms[Number(r.i)]!));
   }
 
@@ -406,12 +408,7 @@ export class PgCollectionQueries implements CollectionQueries {
     };
     // the settings in one statement (three before, and two more with a filter): each a round trip. Their values are
     // parameters, so that the statement's text, which store/pg-tuning.ts prepares by name, does not vary with k
-    const search = () => this.store.db.transaction().execute(async (trx) => {
-      if (filtered) await limitStatement(trx, settings);
-      else await sql`SELECT ${sql.join(Object.entries(settings).map(([name, value]) => sql`set_config(${sql.lit(name)}, ${value}, true)`))}`.execute(trx);
-      return fn(trx, few);
-    });
-    return filtered ? this.limited(search) : search();
+    return this.planned(filter, settings, (trx) => fn(trx, few));
   }
 
   private async nearest(c: CollectionRecord, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {

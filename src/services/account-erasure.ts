@@ -126,7 +126,7 @@ export class AccountErasure {
     const held = await requests.holdings({ accountId: account.id });
     media.push(...held.media);
     // the collections' record thumbnails, which the erasure removes with each collection (migration 047)
-    for (const id of ids) media.push(...(await collections.deletePlan(id)).keys);
+    for (const id of ids) media.push(...(await collections.thumbnailKeys(id)));
     const files = await filesHere(this.deps.media, media);
     const tokens = (await accountStore.listTokens(account.id)).length;
     return { deleted: accountId, collections: ids.length, sessions, requests: held.requests, files, files_not_found: media.length - files, workspaces: workspaces.length, tokens, collection_ids: ids };

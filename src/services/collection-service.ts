@@ -1,10 +1,10 @@
-import { filesHere } from './media-housekeeping.ts';
 import { randomUUID } from 'node:crypto';
 import { collectionTypes, type CollectionRecord, type CollectionStore, type CollectionType } from '../store/collection-store.ts';
 import type { CollectionQueries } from '../index/collection-queries.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AccountService } from './account-service.ts';
 import { ServiceError, isUuid } from './errors.ts';
+import { filesHere } from './media-housekeeping.ts';
 
 /** How far the server's start has read the collections' indexes (logs, ping). */
 export interface IndexLoadProgress {
@@ -141,15 +141,20 @@ export class CollectionService {
     return { compacted: collectionId, keyword_index: rewritten ? 'rewritten' : this.collections.store.dialect === 'postgres' ? 'postgresql' : 'none' };
   }
 
-  /** `files`: the records' thumbnails removed; one not in this process's media folder stays named for the server's sweep. */
-  /** What {@link delete} would remove (`loupe collection delete --dry-run`): its thumbnails' files, those this media folder holds and those it does not. */
-  async deletePlan(collectionId: string): Promise<{ keys: string[]; files: number; files_not_found: number }> {
+  /** The files {@link delete} would remove: its records' thumbnails (an account's erasure plan counts them with the rest). */
+  async thumbnailKeys(collectionId: string): Promise<string[]> {
     await this.get(collectionId);
-    const keys = await this.collections.thumbnailKeys(collectionId);
-    const files = this.media ? await filesHere(this.media, keys) : 0;
-    return { keys, files, files_not_found: keys.length - files };
+    return this.collections.thumbnailKeys(collectionId);
   }
 
+  /** What {@link delete} would remove (`loupe collection delete --dry-run`): its thumbnails, those this media folder holds and those it does not. */
+  async deletePlan(collectionId: string): Promise<{ files: number; files_not_found: number }> {
+    const keys = await this.thumbnailKeys(collectionId);
+    const files = this.media ? await filesHere(this.media, keys) : 0;
+    return { files, files_not_found: keys.length - files };
+  }
+
+  /** `files`: the records' thumbnails removed; one not in this process's media folder stays named for the server's sweep. */
   async delete(collectionId: string): Promise<{ deleted: string; files: number }> {
     await this.get(collectionId);
     const { media } = await this.collections.deleteWithMedia(collectionId);

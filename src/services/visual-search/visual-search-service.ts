@@ -446,7 +446,7 @@ export class VisualSearchService {
     const keys = (await this.thumbnails?.write(thumbnails)) ?? [];
     keys.forEach((k, i) => (rows[i]!.thumbnailKey = k));
     const { outcomes } = await whileExists(c, this.store.insert(c.id, rows, model!)).catch(async (err: unknown) => {
-      await this.thumbnails?.remove(keys);
+      await this.removeMedia(keys);
       throw err;
     });
     outcomes.forEach((o, i) => {
@@ -465,7 +465,7 @@ export class VisualSearchService {
     });
     // a record refused (its _id stored meanwhile, the collection full) names no file; removed after the records are
     // applied, so that no other write is applied between this one's commit and its own (h361)
-    await this.thumbnails?.remove(keys.filter((_, i) => !('key' in outcomes[i]!)));
+    await this.removeMedia(keys.filter((_, i) => !('key' in outcomes[i]!)));
   }
 
   /**
