@@ -76,6 +76,17 @@ export interface RecognitionRecord {
   _objects?: MatchObject[];
 }
 
+/**
+ * A finished request's JPEG of one photo it read (`GET /account/v2/request/<id>/previews`, not in the spec): `index` its
+ * record's place, `width` × `height` its own pixels, the photo's scaled on both axes.
+ */
+export interface RequestPreview {
+  index: number;
+  _url: string;
+  width: number;
+  height: number;
+}
+
 export interface AsyncRequest {
   id: string;
   type: string;

@@ -146,6 +146,11 @@ export interface QueueOptions {
    * jobs (src/queue/prefetch-budget.ts); 0 downloads none ahead.
    */
   prefetchBytes: number;
+  /**
+   * `LOUPE_REQUEST_PREVIEWS` (default on): long edge (px) of the JPEG preview a finished recognition or grading request
+   * keeps of each photo it read, for the console's request view (h365); 0 when off.
+   */
+  previewEdge: number;
 }
 
 /** Completion webhooks (docs/webhooks.md). */
@@ -560,6 +565,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       // what the jobs waiting on their downloads outside a slot (one a slot, h286) need to download all ten records at
       // once, sizes unknown: half the worst case before it (ten images for each of 2 × LOUPE_QUEUE_WORKERS jobs)
       prefetchBytes: intFrom(env.LOUPE_QUEUE_PREFETCH_MB, (queueWorkers * 10 * defaultLimits.imageBytes) / (1024 * 1024), 'LOUPE_QUEUE_PREFETCH_MB') * 1024 * 1024,
+      // 512: the cards of a photo of one to a few stay large enough to tell on a screen, at about 39 KB a photo (h365)
+      previewEdge: !env.LOUPE_REQUEST_PREVIEWS?.trim() || boolFrom(env.LOUPE_REQUEST_PREVIEWS, 'LOUPE_REQUEST_PREVIEWS') ? 512 : 0,
     },
     webhooks: {
       retryDelaysMs: retryDelaysFrom(env.LOUPE_WEBHOOK_RETRIES_S),

@@ -31,6 +31,17 @@ export interface JobContext {
    * That URL is not served as is: every read of the result replaces it with a signed link.
    */
   putMedia(bytes: Buffer, ext: 'jpg' | 'png' | 'webp'): Promise<string>;
+  /**
+   * Long edge (px) of the preview a handler that decodes its records' photos asks the vision worker for, 0 for none
+   * (LOUPE_REQUEST_PREVIEWS off): the console draws a finished request's photos from them, a photo sent as data too.
+   */
+  previewEdge: number;
+  /**
+   * Keeps record `index`'s preview (a JPEG of `width` × `height` px) with the result, deleted with the request; read
+   * through `GET /account/v2/request/<id>/previews`, never in the response. One that cannot be written is left out
+   * (the server's log says why): the result does not wait on its picture.
+   */
+  putPreview(index: number, jpeg: Buffer, width: number, height: number): Promise<void>;
   /** Aborted when this worker lost the lease (another worker will redo the job) or is stopping. */
   signal: AbortSignal;
 }

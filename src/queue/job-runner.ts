@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { DownloadHoldExceeded, type DownloadHold } from '../media/url-fetch.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
-import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
+import type { AsyncRequestRow, Claim, RequestPreview, RequestStore } from '../store/request-store.ts';
 import { InputsUnreadableError, MediaWriteError, type HandlerRegistry, type JobContext, type JobHandler, type JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
@@ -38,6 +38,8 @@ export interface RunnerOptions {
    * Unset: no limit.
    */
   prefetchBytes?: number;
+  /** Long edge of the previews handlers ask for (LOUPE_REQUEST_PREVIEWS; JobContext.previewEdge); 0 or unset: none. */
+  previewEdge?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -210,6 +212,8 @@ export class JobRunner extends EventEmitter {
     const { requests, registry } = this.deps;
     const handler = registry.get(row.type);
     const media: string[] = [];
+    // the previews' keys are in `media` too: removed with the attempt's other files, and with the request
+    const previews: RequestPreview[] = [];
     let outcome: JobOutcome;
     if (!handler) {
       // Submitted to a node that knew this type; this one does not (a mixed-version deployment).
@@ -225,7 +229,7 @@ export class JobRunner extends EventEmitter {
       let ctx: RunnerContext | undefined;
       try {
         const faults: { inputs?: InputsUnreadableError } = {};
-        ctx = this.context(row, signal, media, faults);
+        ctx = this.context(row, signal, media, faults, previews);
         if (await readsImages(handler, row.endpoint)) await this.download(ctx, entry, signal);
         if (signal.aborted) throw new Error('stopped before it began');
         entry.begun = true;
@@ -278,7 +282,7 @@ export class JobRunner extends EventEmitter {
     const failed = outcome.records.filter((r) => ((r._status as { code?: number } | undefined)?.code ?? 200) >= 400).length;
     const pricePerRecord = Number(row.options.pricePerRecord ?? 0);
     const refund = Math.min(row.charged, failed * pricePerRecord);
-    const written = await requests.complete(row.id, token, { response: { ...outcome.extra, records: outcome.records }, media, refund, webhookAt: row.webhook ? Date.now() : null });
+    const written = await requests.complete(row.id, token, { response: { ...outcome.extra, records: outcome.records }, media, previews, refund, webhookAt: row.webhook ? Date.now() : null });
     if (!written) {
       // The lease went to another worker meanwhile; its result is the one that counts.
       await this.deps.media.remove(media);
@@ -326,7 +330,7 @@ export class JobRunner extends EventEmitter {
     if (!signal.aborted) await this.takeSlot(entry, signal);
   }
 
-  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}): RunnerContext {
+  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}, previews: RequestPreview[] = []): RunnerContext {
     const records = recordsOf(row);
     let inputs: Promise<Map<number, Buffer>> | undefined;
     /** The record's uploaded image; undefined when it is to be downloaded. */
@@ -457,6 +461,20 @@ export class JobRunner extends EventEmitter {
         }
         media.push(key);
         return storedMediaUrl(baseUrl, key);
+      },
+      previewEdge: this.options.previewEdge ?? 0,
+      putPreview: async (index, jpeg, width, height) => {
+        const key = this.deps.media.newKey('jpg');
+        try {
+          await this.deps.requests.intendMedia([key]);
+          await this.deps.media.write(key, jpeg);
+        } catch (err) {
+          // named for the sweep already, or never written: the result goes on without this picture
+          this.log('warn', 'a request preview could not be stored; the request finishes without it', { id: row.id, index, err: String(err) });
+          return;
+        }
+        media.push(key);
+        previews.push({ index, key, width, height });
       },
     };
   }

@@ -60,7 +60,7 @@ export class QueueWorkers {
   ) {
     const log = options.log ?? (() => {});
     const q = options.queue;
-    this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, storageRetryMs: q.storageRetryMs, prefetchBytes: q.prefetchBytes, log });
+    this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, storageRetryMs: q.storageRetryMs, prefetchBytes: q.prefetchBytes, previewEdge: q.previewEdge, log });
     this.sweepGate = new BlockedWork(deps.claimBlocked, options.log, 'nothing is swept');
     this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), ...(deps.claimBlocked ? { claimBlocked: deps.claimBlocked } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
   }

@@ -294,6 +294,17 @@ export class RequestService {
   }
 
   /**
+   * A request's previews (not in the spec; docs/api-decisions.md "Request previews"): a JPEG of each photo its handler
+   * read, for the console's request view, which drew a photo sent as `_base64` nowhere once the request was done (h365).
+   * Found and refused exactly as {@link get}; none before the request is DONE, nor for a type that makes none.
+   */
+  async previews(accountId: string, id: string, baseUrl?: string): Promise<{ previews: { index: number; _url: string; width: number; height: number }[] }> {
+    const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
+    if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
+    return { previews: row.status === 'DONE' ? this.results.previews(row, baseUrl) : [] };
+  }
+
+  /**
    * Sends a DONE request's completion webhook again (not in the spec; docs/webhooks.md "Sending again"): one delivered
    * or failed for good, to the address given (checked as at submit) or the one it had, with the headers given (a
    * finished delivery's were dropped). Its attempts count from 1 again, on the full retry schedule. A request without a

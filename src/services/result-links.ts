@@ -39,4 +39,13 @@ export class ResultLinks {
     };
     return sign(row.response) as Record<string, unknown>;
   }
+
+  /**
+   * The request's previews (migration 049), each a link signed now on the same base as {@link response}'s, private
+   * whatever the endpoint (a preview is the client's own photo, not a result the spec calls publicly readable).
+   */
+  previews(row: AsyncRequestRow, readBase?: string): { index: number; _url: string; width: number; height: number }[] {
+    const baseUrl = readBase ?? this.publicUrl ?? String(row.options.baseUrl ?? '');
+    return row.previews.map((p) => ({ index: p.index, _url: this.links.url(baseUrl, p.key), width: p.width, height: p.height }));
+  }
 }

@@ -201,6 +201,8 @@ export interface AsyncRequestsTable {
   last_error: string | null;
   /** Media keys the results refer to, deleted with the request. */
   media: ColumnType<unknown, string | undefined, string>;
+  /** `[{index, key, width, height}]`: each input image's preview (migration 049, keys in `media` too); null when none was made. */
+  previews: ColumnType<unknown, string | null | undefined, string | null>;
   webhook: Json | null;
   /** null (none asked), pending, delivered or failed. */
   webhook_state: string | null;

@@ -4,7 +4,7 @@ import { fromJson, type Store } from './database.ts';
 /** A media file a row names, and the row (what an operator needs to find it and send it again). */
 export interface MediaReference {
   key: string;
-  what: 'session image' | 'session thumbnail' | 'request result' | 'record thumbnail';
+  what: 'session image' | 'session thumbnail' | 'request result' | 'request preview' | 'record thumbnail';
   session?: string;
   /** A record thumbnail's collection and record `_id` (migration 047). */
   collection?: string;
@@ -16,7 +16,7 @@ export interface MediaReference {
 
 /**
  * Every media key the database names, a batch at a time (keyset pages: a large data folder is never held in
- * memory): card-session rows' images and thumbnails, finished requests' result files, and collection records' thumbnails.
+ * memory): card-session rows' images and thumbnails, finished requests' result files and previews, and collection records' thumbnails.
  */
 export async function* mediaReferences(store: Store, batch = 1000): AsyncGenerator<MediaReference> {
   for (let after = 0; ; ) {
@@ -45,10 +45,13 @@ export async function* mediaReferences(store: Store, batch = 1000): AsyncGenerat
     after = Number(rows[rows.length - 1]!.key);
   }
   for (let after = 0; ; ) {
-    const rows = (await sql<{ seq: number; id: string; media: unknown }>`SELECT seq, id, media FROM async_requests WHERE seq > ${after} ORDER BY seq LIMIT ${batch}`.execute(store.db)).rows;
+    const rows = (await sql<{ seq: number; id: string; media: unknown; previews: unknown }>`SELECT seq, id, media, previews FROM async_requests WHERE seq > ${after} ORDER BY seq LIMIT ${batch}`.execute(store.db)).rows;
     for (const r of rows) {
       const keys = fromJson<unknown>(r.media);
-      if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') yield { key, what: 'request result', request: r.id };
+      // a preview's key is in `media` too (migration 049): named as what it is, for an operator looking for it
+      const shown = r.previews === null ? [] : fromJson<unknown>(r.previews);
+      const previews = new Set(Array.isArray(shown) ? shown.map((p) => (p as { key?: unknown } | null)?.key) : []);
+      if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') yield { key, what: previews.has(key) ? 'request preview' : 'request result', request: r.id };
     }
     if (rows.length < batch) break;
     after = Number(rows[rows.length - 1]!.seq);

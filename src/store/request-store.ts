@@ -52,6 +52,8 @@ export interface AsyncRequestRow {
   leaseUntil: number | null;
   lastError: string | null;
   media: string[];
+  /** Each input image's preview (migration 049); its keys are in `media` too. Empty when none was made. */
+  previews: RequestPreview[];
   webhook: WebhookTarget | null;
   webhookState: WebhookState | null;
   webhookAttempts: number;
@@ -64,6 +66,14 @@ export interface AsyncRequestRow {
   expiresAt: number;
   createdAt: string;
   modifiedAt: string;
+}
+
+/** A JPEG of an input image the handler read (record `index`), `width` × `height` px, in the media folder under `key`. */
+export interface RequestPreview {
+  index: number;
+  key: string;
+  width: number;
+  height: number;
 }
 
 export interface NewRequest {
@@ -412,7 +422,7 @@ export class RequestStore {
    * worker's: a worker that lost its lease (it stalled past it and another took over) writes
    * nothing, so a result is written once. The uploaded inputs go after it (dropInputs).
    */
-  async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {
+  async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; previews?: readonly RequestPreview[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {
     const completed = await this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('async_requests')
@@ -420,6 +430,7 @@ export class RequestStore {
           status: 'DONE',
           response: JSON.stringify(done.response),
           media: JSON.stringify(done.media),
+          previews: done.previews?.length ? JSON.stringify(done.previews) : null,
           lease_token: null,
           lease_until: null,
           charged: sql`charged - ${done.refund}`,
@@ -791,6 +802,7 @@ function toRow(r: Selectable<AsyncRequestsTable>): AsyncRequestRow {
     leaseUntil: num(r.lease_until),
     lastError: r.last_error,
     media: fromJson<string[]>(r.media),
+    previews: r.previews === null || r.previews === undefined ? [] : fromJson<RequestPreview[]>(r.previews),
     webhook: r.webhook === null ? null : fromJson(r.webhook),
     webhookState: r.webhook_state as WebhookState | null,
     webhookAttempts: Number(r.webhook_attempts),

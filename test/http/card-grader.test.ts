@@ -222,13 +222,24 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const scene = await makeScene(standardCard(), 25, { rotationDeg: 5 });
     const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
     // more refusals than a request has attempts (3): a full disk is waited out, not failed for good in a few seconds
-    const write = vi.spyOn(MediaStore.prototype, 'write').mockRejectedValueOnce(full).mockRejectedValueOnce(full).mockRejectedValueOnce(full).mockRejectedValueOnce(full);
+    // (each attempt writes the photo's preview first, refused and left out without sending the job back, h365, then its
+    // crop: four attempts refused take eight refusals)
+    let write = vi.spyOn(MediaStore.prototype, 'write');
+    for (let i = 0; i < 8; i++) write = write.mockRejectedValueOnce(full);
     const started = Date.now();
     try {
-      const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
+      const { id } = (await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'crop_level', records: [{ _base64: await jpeg(scene.image) }] } })).json() as { id: string };
+      let done: { status: string; response?: { records: Rec[] } } | undefined;
+      for (let i = 0; i < 600 && done?.status !== 'DONE'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        done = (await h.request('GET', `${base}/${id}`)).json() as typeof done;
+      }
+      const rec = done!.response!.records[0];
       expect(rec!._status).toMatchObject({ code: 200 });
       expect(rec!._img_url).toEqual(expect.any(String));
-      expect(write.mock.calls.length).toBeGreaterThanOrEqual(5);
+      expect(write.mock.calls.length).toBeGreaterThanOrEqual(10);
+      // the attempt the disk took kept its preview too
+      expect(((await h.request('GET', `${base}/${id}/previews`)).json() as { previews: unknown[] }).previews).toHaveLength(1);
       // each refusal waited the retry time (1 s here, 60 s in the server) before the next try
       expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     } finally {

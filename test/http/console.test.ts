@@ -1492,11 +1492,25 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await view.getByRole('heading', { name: /^Request of / }).waitFor(STEP);
     expect(await view.getByTestId('best-match').first().textContent()).toMatch(/Alphamon/);
     expect(await view.getByTestId('match-price').first().textContent()).toMatch(/^Price about \$\d/);
-    // the photo sent by link is shown, with its card's box; the one sent as data is said to be gone
+    // each photo read is shown from the server's preview (h365), the one sent as data too, with its card's box drawn
+    // where the card is; the data that is no image has none, and says why
     const photo = view.locator('.photo-boxes img');
-    expect(await photo.count()).toBe(1);
-    await expect.poll(() => photo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), SLOW).toBeGreaterThan(0);
-    expect(await view.locator('.no-photo').count()).toBe(2);
+    await expect.poll(() => photo.count(), SLOW).toBe(2);
+    for (const i of [0, 1]) {
+      expect(await photo.nth(i).getAttribute('src')).toMatch(/\/media\/[0-9a-f]{32}\.jpg\?expires=/);
+      await expect.poll(() => photo.nth(i).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), SLOW).toBeGreaterThan(0);
+    }
+    // the cut sent as data (520 × 680) is kept at 392 × 512, and its box, drawn in the photo's pixels over it, covers
+    // the card: the card fills most of the cut
+    expect(await photo.first().evaluate((img: HTMLImageElement) => [img.naturalWidth, img.naturalHeight])).toEqual([392, 512]);
+    const shown = (await photo.first().boundingBox())!;
+    const box = (await view.locator('.photo-boxes').first().locator('rect').first().boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(shown.x - 1);
+    expect(box.y).toBeGreaterThanOrEqual(shown.y - 1);
+    expect(box.x + box.width).toBeLessThanOrEqual(shown.x + shown.width + 1);
+    expect(box.y + box.height).toBeLessThanOrEqual(shown.y + shown.height + 1);
+    expect((box.width * box.height) / (shown.width * shown.height)).toBeGreaterThan(0.4);
+    expect(await view.locator('.no-photo').allTextContents()).toEqual(['No photo: it could not be read (see below).']);
     expect(await view.getByTestId('request-record-status').nth(2).textContent()).toMatch(/^Could not be read: Error Loading Image/);
 
     // grading: the failed photo's request is not just "Done", and the graded one has its card's picture

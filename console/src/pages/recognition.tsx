@@ -4,11 +4,11 @@ import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { RecentRequests } from '../components/recent-requests.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
-import { num, when } from '../lib/format.ts';
+import { linkExpired, num, when } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
 import { confidenceOf, eventIdOf, hashBytes, identificationFromObject, matchPlace, pickAlternative, READ_AS, type ReadAs } from '../lib/recognition-row.ts';
 import { matchPrice, recognisedObjects, recognitionOutcome } from '../lib/request-summary.ts';
-import type { AsyncRequest, MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
+import type { AsyncRequest, MatchObject, Page, PriceStatsEntry, RecognitionRecord, RequestPreview, Session } from '../types.ts';
 
 interface Photo {
   file: File;
@@ -106,15 +106,19 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick?: (index: 
   );
 }
 
-/** A photo with each detected card's box, numbered as in the list beside it. */
-function PhotoBoxes({ src, alt, record, width, height }: { src: string; alt: string; record: RecognitionRecord | undefined; width?: number; height?: number }) {
+/**
+ * A photo with each detected card's box, numbered as in the list beside it. The boxes are in the photo's own pixels
+ * (`_width` × `_height`) and the overlay is drawn in them, stretched over the picture shown: a request's preview, the
+ * photo scaled down on both axes, takes them scaled by the same factors.
+ */
+function PhotoBoxes({ src, alt, record, width, height, onError }: { src: string; alt: string; record: RecognitionRecord | undefined; width?: number; height?: number; onError?: () => void }) {
   const w = record?._width ?? width;
   const h = record?._height ?? height;
   return (
     <div class="photo-boxes">
-      <img src={src} alt={alt} />
+      <img src={src} alt={alt} onError={onError} />
       {w && h ? (
-        <svg viewBox={`0 0 ${w} ${h}`} aria-hidden="true">
+        <svg viewBox={`0 0 ${w} ${h}`} preserveAspectRatio="none" aria-hidden="true">
           {(record?._objects ?? []).map((o) => {
             const [x0, y0, x1, y1] = o.bound_box;
             return (
@@ -134,13 +138,36 @@ function PhotoBoxes({ src, alt, record, width, height }: { src: string; alt: str
 
 /**
  * A finished asynchronous recognition request (an app's, sent through the queue), its records as the page shows a
- * photo's. The photo is there only where the app sent a `_url` (echoed in the result): one sent as data is not kept
- * once its request is done (docs/api-decisions.md, "Asynchronous requests").
+ * photo's. Each photo is the server's preview of it (`GET …/request/<id>/previews`, not in the spec: a photo sent as
+ * data too, whose bytes the request drops once done, h365), else the `_url` the app sent (echoed in the result: a
+ * request finished before the server kept previews, or with LOUPE_REQUEST_PREVIEWS off).
  */
 function RequestView({ request, onClose }: { request: AsyncRequest; onClose: () => void }) {
   const records = (request.response?.records ?? []) as unknown as RecognitionRecord[];
   const heading = useRef<HTMLHeadingElement>(null);
   useLayoutEffect(() => heading.current?.focus(), [request.id]);
+  // by record; null until asked (a request not done has none), and where the server cannot say (an older server: 404)
+  const [previews, setPreviews] = useState<Map<number, RequestPreview> | null>(null);
+  const relinked = useRef(0);
+  // the request on screen: an answer for one closed meanwhile is dropped
+  const shownId = useRef(request.id);
+  shownId.current = request.id;
+  const loadPreviews = (id: string) =>
+    call<{ previews: RequestPreview[] }>('GET', `/account/v2/request/${id}/previews`).then(
+      (r) => id === shownId.current && setPreviews(new Map(r.previews.map((p) => [p.index, p]))),
+      // none to show (an older server has no such call): each record says so, or shows its `_url`
+      () => id === shownId.current && setPreviews((shown) => shown ?? new Map()),
+    );
+  useEffect(() => {
+    setPreviews(null);
+    if (request.status === 'DONE') void loadPreviews(request.id);
+  }, [request.id, request.status]);
+  // a link signed an hour ago (the view left open): asked again, at most once a minute
+  const previewFailed = (src: string) => {
+    if (!linkExpired(src) || Date.now() - relinked.current < 60_000) return;
+    relinked.current = Date.now();
+    void loadPreviews(request.id);
+  };
   return (
     <section class="panel request-view" aria-labelledby="request-title">
       <div class="page-head">
@@ -157,14 +184,18 @@ function RequestView({ request, onClose }: { request: AsyncRequest; onClose: () 
           : `${records.length} ${records.length === 1 ? 'photo' : 'photos'} sent through the queue · ${recognitionOutcome(request.response?.records ?? [])}`}
       </p>
       {records.map((r, i) => {
-        const url = typeof (r as { _url?: unknown })._url === 'string' ? ((r as { _url?: string })._url as string) : undefined;
+        const preview = previews?.get(i);
+        const sent = typeof (r as { _url?: unknown })._url === 'string' ? ((r as { _url?: string })._url as string) : undefined;
+        // the server's copy first, once it is known whether there is one: the shop's link may have gone since, and
+        // hot-linking it shows the app's host our visit
+        const url = previews === null ? undefined : (preview?._url ?? sent);
         const name = r._id !== undefined && r._id !== null && r._id !== '' ? String(r._id) : `Photo ${i + 1}`;
         return (
           <div class="recognised" key={i}>
             {url ? (
-              <PhotoBoxes src={url} alt={name} record={r} />
+              <PhotoBoxes src={url} alt={name} record={r} onError={preview ? () => previewFailed(preview._url) : undefined} />
             ) : (
-              <p class="no-photo hint">No photo: the app sent it as data, and the server keeps no copy once the request is done.</p>
+              <p class="no-photo hint">{noPhoto(r, previews !== null)}</p>
             )}
             <div>
               <h3>{name}</h3>
@@ -180,6 +211,13 @@ function RequestView({ request, onClose }: { request: AsyncRequest; onClose: () 
       })}
     </section>
   );
+}
+
+/** Why a finished request's record shows no photo: the server kept none of a photo it could not read, or of any before previews. */
+function noPhoto(record: RecognitionRecord, asked: boolean): string {
+  if (record._status.code === 400) return 'No photo: it could not be read (see below).';
+  if (!asked) return 'Loading the photo…';
+  return 'No photo: the app sent it as data, and the server kept no preview of it (a request finished before it kept them, or with LOUPE_REQUEST_PREVIEWS off).';
 }
 
 /** A record's objects shown as results: a slab's label only where it was identified on its own. */

@@ -176,6 +176,33 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
     handler: async (request) => requests.resendWebhook(accountOf(request), request.params.id, request.body ?? undefined, baseUrlOf(request)),
   });
 
+  app.get('/:id/previews', {
+    config: { service, statusInErrors: true },
+    schema: {
+      tags,
+      security,
+      summary: "A request's previews of its photos (not in the spec)",
+      description:
+        "A JPEG of each photo a finished `collectibles-recognition` or `card-grader` request read, long edge 512 px (never enlarged), kept with the result as long as the request (LOUPE_REQUEST_PREVIEWS; docs/api-decisions.md \"Request previews\"): a photo sent as `_base64` is drawn with its cards' boxes after the request's inputs are dropped. `index` is the record's place in `records`; `width` and `height` are the preview's pixels, the photo's own scaled by `width / _width` (and `height / _height`) of its result record, as its boxes scale. A record whose photo could not be read has none; an empty list before the request is DONE, for the other types, and for requests finished before previews were kept or with the setting off. Found as the request's detail is: another account's, unknown or expired is 404.",
+      params: IdParams,
+      querystring: WorkspaceQuery,
+      response: {
+        200: Type.Object({
+          previews: Type.Array(
+            Type.Object({
+              index: Type.Integer({ minimum: 0, description: "The record's place in the request's `records`, from 0." }),
+              _url: Type.String({ description: 'A signed media link (docs/api-decisions.md "Media links").' }),
+              width: Type.Integer(),
+              height: Type.Integer(),
+            }),
+          ),
+        }),
+        ...errors(),
+      },
+    },
+    handler: async (request) => requests.previews(accountOf(request), request.params.id, baseUrlOf(request)),
+  });
+
   app.get('/:id', {
     config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'A request with its response once DONE', params: IdParams, querystring: WorkspaceQuery, response: { 200: Detail, ...errors() } },

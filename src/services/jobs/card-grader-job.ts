@@ -137,7 +137,10 @@ export class CardGraderJob implements JobHandler {
           noImageOutput: op === 'condition' || (bool(rec['no-image-output']) ?? false),
           level: bool(rec.level) ?? true,
           side,
+          ...(ctx.previewEdge ? { preview: ctx.previewEdge } : {}),
         });
+        // the photo as the request's preview (h365), whatever became of its card
+        if (r.preview) await ctx.putPreview(i, Buffer.from(r.preview.jpeg), r.preview.width, r.preview.height);
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
           // a card filling a large photo can be refused by the verifier (docs/status.md, "Card grading": "Known limit"): said where it may be the cause (h123)

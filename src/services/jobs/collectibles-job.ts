@@ -3,6 +3,7 @@ import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
 import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, notTakenHere, optionNotTakenInRecords, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
 import type { RecognitionService } from '../recognition/recognition-service.ts';
+import type { CardOutcome } from '../vision-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -133,10 +134,12 @@ export class CollectiblesJob implements JobHandler {
       const sctx = { requestId: ctx.requestId };
       let out;
       if (slab) {
-        const label = await this.recognition.label(() => ctx.image(i));
+        const label = await this.recognition.label(() => ctx.image(i), ctx.previewEdge);
+        await keepPreview(ctx, i, label);
         out = await steady((using) => this.recognition.slabRecord(sctx, rec, label, using, echoAnswer(rec), slab === 'grade'));
       } else if (!family) {
-        const read = await this.recognition.read(() => ctx.image(i), 'no-card', searchesPokemon(catalogs));
+        const read = await this.recognition.read(() => ctx.image(i), 'no-card', searchesPokemon(catalogs), ctx.previewEdge);
+        await keepPreview(ctx, i, read);
         out = await steady((using) => this.recognition.ocrRecord(sctx, rec, read, using, echoAnswer(rec)));
       }
       else if (!catalogs.length) out = { ...echoAnswer(rec), _status: { code: 503, text: family.noCatalog } };
@@ -144,7 +147,8 @@ export class CollectiblesJob implements JobHandler {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true, searchesPokemon(catalogs));
+        const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true, searchesPokemon(catalogs), ctx.previewEdge);
+        await keepPreview(ctx, i, read);
         out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echoAnswer(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest ${family === COMICS ? 'comic' : 'card'} only)` } };
@@ -153,4 +157,10 @@ export class CollectiblesJob implements JobHandler {
     }
     return { records, extra: { statistics: clock.done() } };
   }
+}
+
+/** The preview the vision worker made of record `index`'s photo, kept with the result (a photo it could not read has none). */
+async function keepPreview(ctx: JobContext, index: number, outcome: CardOutcome): Promise<void> {
+  const preview = 'ok' in outcome ? outcome.ok.preview : undefined;
+  if (preview) await ctx.putPreview(index, Buffer.from(preview.jpeg), preview.width, preview.height);
 }

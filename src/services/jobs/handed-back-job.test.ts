@@ -20,6 +20,8 @@ describe('a job its worker hands back (stopping, or its lease lost)', () => {
       records: [{ _id: '1' }, { _id: '2' }, { _id: '3' }],
       image: async () => Buffer.alloc(1),
       putMedia: async () => 'http://x/media/k.png',
+      previewEdge: 0,
+      putPreview: async () => undefined,
       signal: abort.signal,
     };
     await expect(new UpscalerJob(vision).run(ctx)).rejects.toThrow();

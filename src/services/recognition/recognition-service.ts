@@ -283,15 +283,16 @@ export class RecognitionService {
   /**
    * The `read` card task on one image (a queued request's), its failure as the record's status;
    * `labelSearch` for the slab options. Only the largest card is read: a queued request answers for
-   * it alone (`analyze_all` is not applied there).
+   * it alone (`analyze_all` is not applied there). `preview`: the long edge of the request's preview of the photo, 0 for
+   * none (LOUPE_REQUEST_PREVIEWS).
    */
-  read(bytes: () => Promise<Buffer>, labelSearch: boolean | 'no-card' = false, names = true): Promise<CardOutcome> {
-    return this.vision.cardOutcome(bytes, 'read', { ...(labelSearch ? { labelSearch } : {}), names });
+  read(bytes: () => Promise<Buffer>, labelSearch: boolean | 'no-card' = false, names = true, preview = 0): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'read', { ...(labelSearch ? { labelSearch } : {}), names, ...(preview ? { preview } : {}) });
   }
 
-  /** The `label` card task on one image (a queued request's `slab_id` / `slab_grade`). */
-  label(bytes: () => Promise<Buffer>): Promise<CardOutcome> {
-    return this.vision.cardOutcome(bytes, 'label');
+  /** The `label` card task on one image (a queued request's `slab_id` / `slab_grade`), with its preview as {@link read}'s. */
+  label(bytes: () => Promise<Buffer>, preview = 0): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'label', preview ? { preview } : {});
   }
 
   /** The imported catalogs a label's card may be in: every kind identification knows. */

@@ -46,6 +46,7 @@ import { recordDataIndex } from './045-record-data-index.ts';
 import { collectionTextLangs } from './046-collection-text-langs.ts';
 import { recordThumbnails } from './047-record-thumbnails.ts';
 import { collectionRecordsByKey } from './048-collection-records-by-key.ts';
+import { requestPreviews } from './049-request-previews.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -58,4 +59,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards, sessionSearchText, sessionSearchIndex, webhookClaimIndexes, sessionTotalsExact, gameKindNames, requestInputParts, requestUploadStaging, recordDataIndex, collectionTextLangs, recordThumbnails, collectionRecordsByKey];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards, sessionSearchText, sessionSearchIndex, webhookClaimIndexes, sessionTotalsExact, gameKindNames, requestInputParts, requestUploadStaging, recordDataIndex, collectionTextLangs, recordThumbnails, collectionRecordsByKey, requestPreviews];

@@ -142,8 +142,33 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
     throw err;
   }
-  const { cv } = await loadCv();
   const pixels: RgbPixels = { data: img.data, width: img.width, height: img.height };
+  // encoded on sharp's threads while the detector and the reader work here (nothing writes these pixels: every step
+  // copies them into its own mats); a preview that fails is left out, never the answer (h365)
+  const preview = task.options.preview ? previewOf(pixels, task.options.preview).catch(() => undefined) : undefined;
+  const result = await measureCard(task, bytes, img, pixels, ocr);
+  const made = await preview;
+  return made && !('refused' in result) ? { ...result, preview: made } : result;
+}
+
+/**
+ * A JPEG of `edge` px on its long side (never enlarged) of the photo as decoded for the card task (EXIF rotation applied,
+ * alpha flattened): an asynchronous request's preview, kept with its result so the console can draw a photo sent as data
+ * with its cards' boxes once the request's inputs are dropped (h365). Its pixels are the stored photo's scaled by
+ * `width / _width` (and `height / _height`): the boxes, in the photo's own pixels, scale by the same. Quality 80, as
+ * the collection records' thumbnails.
+ */
+export async function previewOf(pixels: RgbPixels, edge: number): Promise<NonNullable<CardResult['preview']>> {
+  const { data, info } = await sharp(Buffer.from(pixels.data.buffer, pixels.data.byteOffset, pixels.data.byteLength), { raw: { width: pixels.width, height: pixels.height, channels: 3 } })
+    .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: 80 })
+    .toBuffer({ resolveWithObject: true });
+  return { jpeg: toArrayBuffer(data), width: info.width, height: info.height };
+}
+
+/** The card task's own work on the decoded photo. */
+async function measureCard(task: CardTask, bytes: Buffer, img: Awaited<ReturnType<typeof decodeCardPhoto>>, pixels: RgbPixels, ocr: () => Promise<OcrReader>): Promise<CardResult | ImageRefused> {
+  const { cv } = await loadCv();
   const sx = img.originalWidth / img.width;
   const sy = img.originalHeight / img.height;
   const size = { width: img.originalWidth, height: img.originalHeight };

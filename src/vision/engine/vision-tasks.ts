@@ -98,7 +98,11 @@ export interface CardTask {
    * (name-lexicon.ts); false where no Pokémon catalog is searched, whose reading the look would only slow
    * (a Magic name line of 16–23 letters read in about 40 ms, looked at in about 60 more).
    */
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean | 'no-card'; everyCard?: boolean; names?: boolean };
+  /**
+   * `preview`: also a JPEG of this long edge (px) of the photo as decoded, whatever the op and whether a card is found
+   * (an asynchronous request's preview, LOUPE_REQUEST_PREVIEWS).
+   */
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean | 'no-card'; everyCard?: boolean; names?: boolean; preview?: number };
 }
 
 export interface CardResult extends ImageSize {
@@ -150,6 +154,8 @@ export interface CardResult extends ImageSize {
   surface?: Surface;
   /** Encoded pictures: `crop` WebP (crop_level); `clean`, `exact` and `full` JPEG. */
   images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer; full?: ArrayBuffer };
+  /** With the `preview` option: the whole photo as a JPEG of `width` × `height` px (the stored photo's pixels scaled). */
+  preview?: { jpeg: ArrayBuffer; width: number; height: number };
 }
 
 /** Most cards of one photo whose text is read (a binder page holds 9). */
