@@ -17,7 +17,7 @@ import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
 import { describeCollection, maxCapacity } from './services/collection-service.ts';
 import { ServiceError, isUuid } from './services/errors.ts';
-import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type ImportProgress } from './catalog/catalog-import.ts';
+import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type CatalogImportResult, type ImportProgress } from './catalog/catalog-import.ts';
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
 import { MATCH_MODES, type MatchMode } from './catalog/reference-images.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
@@ -70,7 +70,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise;
                     an import adds and updates cards; --remove-missing also removes the catalog's cards of the
                     same format that the file lacks, with their prices and reference images (more than a tenth
-                    of them only with --force)
+                    of them only with --force); --dry-run reads and checks the files as the import does and answers
+                    what it would add, update and remove, writing nothing; --yes removes without asking at a terminal
   loupe catalog images --catalog NAME --dir D [--match id|number|name] [--set CODE]
                     attaches the folder's reference scans to the catalog's cards, for artwork comparison:
                     each file names one card by its id (a manifest.json in the folder or its parent, else the file's
@@ -98,8 +99,9 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe models remove --name N [--dry-run | --yes]
 
 Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).
-A command that erases (those with --dry-run) answers with --dry-run what it would remove, removing nothing; at a
-terminal it shows that and asks before it erases, unless --yes; in a script (stdin not a terminal) it acts at once.`;
+A command that erases (those with --dry-run; catalog import with --remove-missing) answers with --dry-run what it
+would remove, removing nothing; at a terminal it shows that and asks before it erases, unless --yes; in a script
+(stdin not a terminal) it acts at once.`;
 
 class UsageError extends Error {
   /** The command whose usage lines follow the message (all of them when none). */
@@ -651,12 +653,24 @@ function importChecks(values: Values) {
   if (values.catalog === '') throw new UsageError('--catalog needs a name');
   const catalog = values.catalog ?? kind;
   if (values.force && !values['remove-missing']) throw new UsageError('--force is for --remove-missing: it removes the cards the file lacks however many');
-  return { kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true };
+  // an import without it removes nothing, so there is nothing to say yes to
+  if (values.yes && !values['remove-missing']) throw new UsageError('--yes is for --remove-missing: it removes the cards the file lacks without asking');
+  return { kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true, dryRun: values['dry-run'] === true };
 }
 
 async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
   const request = importChecks(values);
-  return services.catalogs.import(request, progressLines(`catalog ${request.catalog}`, io, stop));
+  // at a terminal, --remove-missing asks before it removes cards, as the erasing commands ask (beforeErasure): once the
+  // file is staged, when what it removes is known, and before the transaction, so no lock waits on the answer
+  const ask = request.removeMissing && !request.dryRun && values.yes !== true ? io.confirm : undefined;
+  const confirm = ask
+    ? async (planned: CatalogImportResult) => {
+        if (!planned.cards.removed) return;
+        io.err(`loupe: catalog import removes ${JSON.stringify({ catalog: planned.catalog, cards: planned.cards, removed: planned.removed })}\n`);
+        if (!(await ask('loupe: go on? [y/N] '))) throw new NotConfirmed();
+      }
+    : undefined;
+  return services.catalogs.import({ ...request, ...(confirm ? { confirm } : {}) }, progressLines(`catalog ${request.catalog}`, io, stop, request.dryRun ? 'staging' : 'writing'));
 }
 
 /** A command waiting on another process's database upgrade says so on stderr (h226: `loupe migrate` waited silently). */
@@ -667,7 +681,7 @@ const upgradeWait =
   };
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
-export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: StopState): (p: ImportProgress) => void {
+export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: StopState, writing: 'writing' | 'staging' = 'writing'): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
   let printed = '';
@@ -688,7 +702,7 @@ export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: Stop
       p.phase === 'read'
         ? // the bytes are read ahead of the parser: a first line said "9 % (0 records)", as if stuck (h252)
           `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} %${p.records > 0 ? ` (${count(p.records)} record${p.records === 1 ? '' : 's'})` : ''}`
-        : `writing: ${count(p.written)} of ${count(p.total)} row${p.total === 1 ? '' : 's'}`;
+        : `${writing}: ${count(p.written)} of ${count(p.total)} row${p.total === 1 ? '' : 's'}`;
     // the last batch's line and the end's are one and the same: said once
     if (line === printed) return;
     printed = line;
@@ -1001,7 +1015,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       const fresh = !config.databaseUrl && !present(sqliteFileOf(config.dataDir));
       // only the commands that start a deployment make its database: a check or a change run from cron, where LOUPE_DATA_DIR
       // is unset, made ./data and answered `ok` from it (h109)
-      if (fresh && !MAKES_DATABASE.has(command) && command !== 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to ${/(^| )(list|show|cards|check)$/.test(command) ? 'read' : 'change'}. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
+      // a dry run changes nothing, a new database included: it says what the import would make
+      const makesDatabase = MAKES_DATABASE.has(command) && values['dry-run'] !== true;
+      if (fresh && values['dry-run'] === true && MAKES_DATABASE.has(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: a dry run makes none (the import itself would make it, with a catalog of every card the file holds). Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL) to see what it would change there.`);
+      if (fresh && !makesDatabase && command !== 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to ${/(^| )(list|show|cards|check)$/.test(command) ? 'read' : 'change'}. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       // an upgrade run on the wrong folder "migrated" a database it had just made (an operator's upgrade)
       if (fresh && command === 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to upgrade. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL); a new server makes its database when it starts.`);
       // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
@@ -1033,7 +1050,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         io.out(`${JSON.stringify({ migrated: true, applied: [] })}\n`);
         return 0;
       }
-      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate', log: upgradeWait(io) });
+      services = await openServices(config, { upgrade: command === 'migrate', create: makesDatabase || command === 'migrate', log: upgradeWait(io) });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
         const stop: StopState = { writing: command === 'catalog images' };

@@ -59,6 +59,14 @@ describe('catalog cards usage', () => {
     // and no folder was made for it
     await expect(fs.stat(missing)).rejects.toThrow(/ENOENT/);
   });
+
+  it('a dry run of an import makes no database where there is none (the import itself would)', async () => {
+    const missing = path.join(os.tmpdir(), `loupe-never-made-dry-${process.pid}`);
+    const dry = await loupeInProcess({ ...process.env, LOUPE_DATA_DIR: missing, DATABASE_URL: '' }, ['catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--dry-run']);
+    expect([dry.code, dry.stdout]).toEqual([1, '']);
+    expect(dry.stderr).toMatch(/^loupe: no database in .*: a dry run makes none/);
+    await expect(fs.stat(missing)).rejects.toThrow(/ENOENT/);
+  });
 });
 
 describe.each(backends)('loupe catalog (%s)', (backend) => {
@@ -350,6 +358,92 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect((await loupe('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', part, '--remove-missing', '--force')).result.cards).toMatchObject({ removed: 15, total: 15 });
     expect((await fails('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', part, '--force')).code).toBe(2);
   });
+
+  it('--dry-run reads and stages the file as the import does and answers what it would add, update and remove, changing nothing', async () => {
+    const cards = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as Record<string, unknown>[];
+    const importing = (file: string, ...more: string[]) => ['catalog', 'import', '--kind', 'pokemon', '--catalog', 'dry', '--cards', file, '--sets', fixture('pokemon/sets.json'), ...more];
+    const entry = async () => (await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'dry');
+    // a database to plan against (a dry run makes none), then a catalog not there yet: it would make it, and does not
+    await loupe('catalog', 'import', '--kind', 'sports', '--csv', fixture('sports/topps_checklist.csv'), '--catalog', 'dry-beside');
+    const fresh = await loupe(...importing(fixture('pokemon/cards.json'), '--dry-run'));
+    expect(fresh.result).toMatchObject({ dry_run: true, catalog: 'dry', created_catalog: true, version: 1, sets: { created: 2, total: 2 }, cards: { created: 6, updated: 0, unchanged: 0, total: 6, removed: 0 } });
+    expect(fresh.result.removed).toBeUndefined();
+    expect(fresh.stderr).toMatch(/^loupe: catalog dry: staging: 8 of 8 rows$/m);
+    expect(fresh.stderr).not.toMatch(/writing:/);
+    expect(await entry()).toBeUndefined();
+    await loupe(...importing(fixture('pokemon/cards.json')));
+    // a price and a reference image on the card the next file lacks, a price on one it keeps
+    const sales = path.join(dataDir, 'dry-sales.csv');
+    await fs.writeFile(sales, 'card,date,price,currency,source\ntst1-2,2024-03-01,12,USD,ebay\ntst1-3,2024-03-01,3,USD,ebay\n');
+    await loupe('prices', 'import', '--file', sales, '--catalog', 'dry');
+    const refs = path.join(dataDir, 'dry-refs');
+    await fs.mkdir(refs, { recursive: true });
+    await fs.writeFile(path.join(refs, 'tst1-2.jpg'), await sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="223" height="311"><rect width="223" height="311" fill="#111"/><rect x="10" y="10" width="203" height="291" fill="hsl(30,45%,70%)"/><rect x="18" y="34" width="187" height="130" fill="hsl(150,50%,45%)"/><circle cx="110" cy="100" r="40" fill="hsl(230,60%,55%)"/><rect x="18" y="176" width="187" height="110" fill="#eee8d8"/></svg>')).jpeg().toBuffer());
+    expect((await loupe('catalog', 'images', '--catalog', 'dry', '--dir', refs)).result).toMatchObject({ attached: 1 });
+    const held = async () => ({ entry: await entry(), cards: (await loupe('catalog', 'cards', '--catalog', 'dry', '--limit', '100')).result.cards });
+    const before = await held();
+    expect(before.entry).toMatchObject({ cards: 6, prices: 2, images: 1, version: 2 });
+    // the next file: tst1-2 gone, tst1-3 changed, a new card
+    const edited = path.join(dataDir, 'dry-edited.json');
+    await fs.writeFile(edited, JSON.stringify([...cards.filter((c) => c.id !== 'tst1-2').map((c) => (c.id === 'tst1-3' ? { ...c, hp: '70' } : c)), { ...cards[0], id: 'tst1-9', number: '9', name: 'Newmon' }]));
+    const planned = (await loupe(...importing(edited, '--remove-missing', '--dry-run'))).result;
+    expect(planned).toMatchObject({ dry_run: true, created_catalog: false, version: 3, cards: { created: 1, updated: 1, unchanged: 4, kept: 0, total: 6, not_in_file: 0, removed: 1 } });
+    expect(planned.removed).toEqual({ prices: 1, images: 1, examples: [{ card: 'tst1-2', name: 'Émberon', number: '2', set_code: expect.any(String) }] });
+    expect(planned.remarks).toContain('1 card not in this file would be removed (--remove-missing), with 1 price and 1 reference image; session rows that named them keep what they stored');
+    expect(await held()).toEqual(before);
+    // without --remove-missing the card stays, said as the import says it
+    const keeping = (await loupe(...importing(edited, '--dry-run'))).result;
+    expect(keeping).toMatchObject({ dry_run: true, version: 3, cards: { created: 1, updated: 1, unchanged: 4, total: 7, not_in_file: 1, removed: 0 } });
+    expect(keeping.removed).toBeUndefined();
+    expect(await held()).toEqual(before);
+    // a malformed file is the import's own error, naming its line, exit 1, nothing on stdout
+    const bad = path.join(dataDir, 'dry-bad.json');
+    const lines = (await fs.readFile(fixture('pokemon/cards.json'), 'utf8')).split('\n');
+    lines[3] = lines[3]!.replace('"hp":"50",', '"hp":,');
+    await fs.writeFile(bad, lines.join('\n'));
+    const failed = await fails(...importing(bad, '--remove-missing', '--dry-run'));
+    expect([failed.code, failed.stdout]).toEqual([1, '']);
+    expect(failed.stderr).toMatch(/dry-bad\.json line 4 \(record 3\): is not valid JSON .*Nothing was imported; the catalog is as it was\./);
+    // what the import would refuse, the dry run refuses (more than a tenth without --force)
+    const few = path.join(dataDir, 'dry-few.json');
+    await fs.writeFile(few, JSON.stringify(cards.slice(0, 1)));
+    // 5 of 6 missing, but at most 10 go without --force: planned, not refused
+    expect((await loupe(...importing(few, '--remove-missing', '--dry-run'))).result.cards).toMatchObject({ removed: 5, total: 1 });
+    expect((await loupe(...importing(few, '--remove-missing', '--dry-run'))).result.removed.examples.map((c: { card: string }) => c.card)).toEqual(['tst1-2', 'tst1-3', 'tst1-4', 'tst2pt5-12', 'tst2pt5-TG05']);
+    expect(await held()).toEqual(before);
+    // and the import writes what its dry run said: the same answer but for the dry run's own words and times
+    const real = (await loupe(...importing(edited, '--remove-missing'))).result;
+    const same = (r: Record<string, unknown>) => ({ ...r, dry_run: undefined, seconds: undefined, remarks: undefined, removed: { ...(r.removed as object), examples: undefined } });
+    expect(same(real)).toEqual(same(planned));
+    expect(await entry()).toMatchObject({ cards: 6, prices: 1, images: 0, version: 3 });
+    // --dry-run and --yes are one or the other; --yes only with --remove-missing
+    expect((await fails(...importing(edited, '--remove-missing', '--dry-run', '--yes'))).code).toBe(2);
+    const yes = await fails(...importing(edited, '--yes'));
+    expect([yes.code, yes.stderr]).toEqual([2, expect.stringMatching(/^loupe: --yes is for --remove-missing/)]);
+  }, 90_000);
+
+  it('--remove-missing asks at a terminal before it removes cards (not when it removes none, nor with --yes); no leaves all as it was', async () => {
+    const cards = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as { id: string }[];
+    const importing = (file: string, ...more: string[]) => ['catalog', 'import', '--kind', 'pokemon', '--catalog', 'asked', '--cards', file, ...more];
+    await loupe(...importing(fixture('pokemon/cards.json')));
+    const fewer = path.join(dataDir, 'asked-fewer.json');
+    await fs.writeFile(fewer, JSON.stringify(cards.filter((c) => c.id !== 'tst1-4')));
+    const entry = async () => (await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'asked');
+    const before = await entry();
+    const declined = await loupeInProcess(env(), importing(fewer, '--remove-missing'), { answer: false });
+    expect([declined.code, declined.stdout, declined.asked]).toEqual([1, '', ['loupe: go on? [y/N] ']]);
+    expect(declined.stderr).toMatch(/^loupe: catalog import removes \{"catalog":"asked","cards":\{[^\n]*"removed":1\},"removed":\{"prices":0,"images":0,"examples":\[\{"card":"tst1-4","name":"Sparkit",[^\n]*\]\}\}$/m);
+    expect(declined.stderr).toMatch(/^loupe: not confirmed: nothing was removed$/m);
+    expect(await entry()).toEqual(before);
+    // no question where nothing is removed, or with --yes
+    const none = await loupeInProcess(env(), importing(fixture('pokemon/cards.json'), '--remove-missing'), { answer: false });
+    expect([none.code, none.asked]).toEqual([0, []]);
+    const told = await loupeInProcess(env(), importing(fewer, '--remove-missing', '--yes'), { answer: false });
+    expect([told.code, told.asked, JSON.parse(told.stdout).cards.removed]).toEqual([0, [], 1]);
+    await loupe(...importing(fixture('pokemon/cards.json')));
+    const agreed = await loupeInProcess(env(), importing(fewer, '--remove-missing'), { answer: true });
+    expect([agreed.code, agreed.asked, JSON.parse(agreed.stdout).cards]).toEqual([0, ['loupe: go on? [y/N] '], expect.objectContaining({ removed: 1, total: 5 })]);
+  }, 60_000);
 
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {
     expect((await fails('catalog', 'import', '--kind', 'baseball', '--csv', 'x.csv')).stderr).toMatch(/--kind must be one of pokemon, mtg, yugioh, sports, comics, csv, not "baseball"/);

@@ -1,4 +1,4 @@
-import { CatalogKindConflict, type CatalogCardInput, type CatalogImportOutcome, type CatalogStore, type RowCounts } from '../store/catalog-store.ts';
+import { CatalogKindConflict, ImportNotWritten, type CatalogCardInput, type CatalogImportOutcome, type CatalogImportPlan, type CatalogStore, type RowCounts } from '../store/catalog-store.ts';
 import { foldedName, foldedNumber, Remarks, type CardRow, type ReadContext, type ReadResult, type SetRow } from './catalog-rows.ts';
 import { readComics } from './formats/comics.ts';
 import { readGenericCsv } from './formats/generic-csv.ts';
@@ -31,6 +31,13 @@ export interface CatalogImportRequest {
   removeMissing?: boolean | undefined;
   /** With `removeMissing`: however many (`--force`). */
   force?: boolean | undefined;
+  /** Read and stage as the import does, then answer what it would do (`"dry_run": true`) with nothing written (`--dry-run`). */
+  dryRun?: boolean | undefined;
+  /**
+   * Called with the dry run's answer once the file is staged, before anything is written (and with no lock held): a
+   * throw writes nothing (the CLI's question before `--remove-missing` removes cards).
+   */
+  confirm?: ((planned: CatalogImportResult) => Promise<void>) | undefined;
 }
 
 export type ImportProgress =
@@ -38,6 +45,8 @@ export type ImportProgress =
   | { phase: 'write'; written: number; total: number };
 
 export interface CatalogImportResult {
+  /** A dry run's answer: what the import would do, nothing written. */
+  dry_run?: true;
   catalog: string;
   kind: CatalogKind;
   /** The shape read: `pokemon`, `mtgjson`, `scryfall`, `mtg-pool`, `yugioh`, `yugioh-csv`, `sports`, `comics`, `csv`. */
@@ -52,8 +61,11 @@ export interface CatalogImportResult {
    * reference `images`.
    */
   cards: RowCounts & { total: number; duplicates: number; not_in_file: number; removed: number };
-  /** With `--remove-missing`: the prices and reference images of the cards removed. */
-  removed?: { prices: number; images: number };
+  /**
+   * With `--remove-missing`: the prices and reference images of the cards removed; a dry run's also names a few of
+   * those cards (`examples`, the first by key).
+   */
+  removed?: { prices: number; images: number; examples?: { card: string; name: string; number: string | null; set_code: string | null }[] };
   remarks: string[];
   seconds: { read: number; write: number };
 }
@@ -143,44 +155,64 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
 
   const writeStart = performance.now();
   const rows = read.cards.rows;
-  const outcome: CatalogImportOutcome = await store.applyImport({
-    catalog: request.catalog,
-    kind: request.kind,
-    source: read.format,
-    rank: read.rank,
-    // keys made of set names and numbers: a set renamed makes every card again (docs/api-decisions.md, h122)
-    keyedByName: ['sports', 'comics', 'csv'].includes(request.kind),
-    sets: read.sets,
-    cards: (function* () {
-      for (const { row } of rows.values()) yield toInput(row);
-    })(),
-    cardCount: rows.size,
-    onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
-    readAs: existing ? { id: existing.id, version: existing.version } : null,
-    ...(request.removeMissing ? { removeMissing: true, ...(request.force ? { force: true } : {}) } : {}),
-  });
-  return {
-    catalog: outcome.catalog.name,
+  // a plan's answer (`examples` given: before writing) is a dry run's, and the written import's without them
+  const answer = (o: Omit<CatalogImportPlan, 'removedExamples'> & { catalog: string }, examples?: CatalogImportPlan['removedExamples']): CatalogImportResult => ({
+    ...(examples ? { dry_run: true as const } : {}),
+    catalog: o.catalog,
     kind: request.kind,
     format: read.format,
-    created_catalog: outcome.createdCatalog,
-    version: outcome.catalog.version,
+    created_catalog: o.createdCatalog,
+    version: o.version,
     records: read.records,
-    sets: { ...outcome.sets, total: outcome.catalog.sets },
-    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile, removed: outcome.removed.cards },
-    ...(request.removeMissing ? { removed: { prices: outcome.removed.prices, images: outcome.removed.images } } : {}),
+    sets: { ...o.sets, total: o.setCount },
+    cards: { ...o.cards, total: o.cardCount, duplicates: read.cards.duplicates, not_in_file: o.notInFile, removed: o.removed.cards },
+    ...(request.removeMissing ? { removed: { prices: o.removed.prices, images: o.removed.images, ...(examples ? { examples: examples.map((c) => ({ card: c.key, name: c.name, number: c.number, set_code: c.setCode })) } : {}) } } : {}),
     // said, so a corrected file's dropped rows are not taken for gone (h103: a removed card kept matching)
     remarks: [
       ...remarks.list(),
-      ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates; \`--remove-missing\` removes the cards its file lacks, with their prices and reference images`] : []),
-      ...(outcome.removed.cards
-        ? [`${outcome.removed.cards} card${outcome.removed.cards > 1 ? 's' : ''} not in this file removed (--remove-missing), with ${outcome.removed.prices} price${outcome.removed.prices === 1 ? '' : 's'} and ${outcome.removed.images} reference image${outcome.removed.images === 1 ? '' : 's'}; session rows that named them keep what they stored`]
+      ...(o.notInFile ? [`${o.notInFile} card${o.notInFile > 1 ? 's' : ''} of the catalog ${o.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates; \`--remove-missing\` removes the cards its file lacks, with their prices and reference images`] : []),
+      ...(o.removed.cards
+        ? [`${o.removed.cards} card${o.removed.cards > 1 ? 's' : ''} not in this file ${examples ? 'would be ' : ''}removed (--remove-missing), with ${o.removed.prices} price${o.removed.prices === 1 ? '' : 's'} and ${o.removed.images} reference image${o.removed.images === 1 ? '' : 's'}; session rows that named them keep what they stored`]
         : []),
       // a sports checklist keys a card by its set's name: a set renamed made every card again, which the counts hid (h122)
-      ...(outcome.notInFileAlike
-        ? [`${outcome.notInFileAlike} of the cards not in this file ${outcome.notInFileAlike > 1 ? 'have' : 'has'} the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: import it again with \`--remove-missing\` (the old keys' prices go with them: import the prices again)`]
+      ...(o.notInFileAlike
+        ? [`${o.notInFileAlike} of the cards not in this file ${o.notInFileAlike > 1 ? 'have' : 'has'} the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: import it again with \`--remove-missing\` (the old keys' prices go with them: import the prices again)`]
         : []),
+      ...(examples ? ['a dry run: nothing was written; the catalog, its prices and reference images are as they were'] : []),
     ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
-  };
+  });
+  const ask = request.confirm;
+  let outcome: CatalogImportOutcome;
+  try {
+    outcome = await store.applyImport({
+      catalog: request.catalog,
+      kind: request.kind,
+      source: read.format,
+      rank: read.rank,
+      // keys made of set names and numbers: a set renamed makes every card again (docs/api-decisions.md, h122)
+      keyedByName: ['sports', 'comics', 'csv'].includes(request.kind),
+      sets: read.sets,
+      cards: (function* () {
+        for (const { row } of rows.values()) yield toInput(row);
+      })(),
+      cardCount: rows.size,
+      onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
+      readAs: existing ? { id: existing.id, version: existing.version } : null,
+      ...(request.removeMissing ? { removeMissing: true, ...(request.force ? { force: true } : {}) } : {}),
+      ...(request.dryRun || ask
+        ? {
+            beforeWrite: async (plan: CatalogImportPlan) => {
+              if (request.dryRun) return false;
+              await ask!(answer({ ...plan, catalog: request.catalog }, plan.removedExamples));
+              return true;
+            },
+          }
+        : {}),
+    });
+  } catch (err) {
+    if (err instanceof ImportNotWritten) return answer({ ...err.plan, catalog: request.catalog }, err.plan.removedExamples);
+    throw err;
+  }
+  return answer({ ...outcome, catalog: outcome.catalog.name, version: outcome.catalog.version, cardCount: outcome.catalog.cards, setCount: outcome.catalog.sets });
 }

@@ -98,7 +98,32 @@ export interface CatalogImport {
   removeMissing?: boolean;
   /** With `removeMissing`: remove them however many (`--force`); else more than a tenth of the format's cards (over 10) is refused. */
   force?: boolean;
+  /**
+   * Called once every row is staged and what the import would change is known, before the transaction that writes it
+   * (so a question it asks holds no lock): false writes nothing and `applyImport` throws `ImportNotWritten` with the
+   * plan (a dry run); a throw writes nothing either (a question answered no).
+   */
+  beforeWrite?: (plan: CatalogImportPlan) => Promise<boolean>;
 }
+
+/** What an import would do, decided after staging and before writing: the outcome's counts, and the catalog as it would be. */
+export interface CatalogImportPlan {
+  createdCatalog: boolean;
+  /** The catalog's version, cards and sets once written. */
+  version: number;
+  cardCount: number;
+  setCount: number;
+  sets: RowCounts;
+  cards: RowCounts;
+  notInFile: number;
+  notInFileAlike: number;
+  removed: { cards: number; prices: number; images: number };
+  /** With `removeMissing`: the first few cards it removes, by key. */
+  removedExamples: { key: string; name: string; number: string | null; setCode: string | null }[];
+}
+
+/** How many of the cards an import would remove `CatalogImportPlan.removedExamples` lists. */
+const removedExampleCount = 5;
 
 export interface CatalogImportOutcome {
   catalog: CatalogSummary;
@@ -155,6 +180,13 @@ export class CatalogKindConflict extends Error {
 export class CatalogChangedDuringImport extends Error {
   constructor(readonly catalog: string) {
     super(`catalog ${catalog} was changed by another import while this one ran`);
+  }
+}
+
+/** `beforeWrite` answered false: nothing was written; `plan` is what the import would have done. */
+export class ImportNotWritten extends Error {
+  constructor(readonly plan: CatalogImportPlan) {
+    super('import planned, not written');
   }
 }
 
@@ -553,6 +585,46 @@ export class CatalogStore {
       }
       await flush();
 
+      let notInFile = 0;
+      let notInFileAlike = 0;
+      const missing: string[] = [];
+      // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
+      for (const [key, row] of existingCards) {
+        if (inFile.has(key) || row.source !== input.source) continue;
+        missing.push(key);
+        if (input.removeMissing) renamedFrom.add(row.name_norm);
+        else if (keyedByName && createdAs.has(alikeKey(row.name_norm, row.number_norm, row.year, input.kind === 'comics' ? (row as { fields?: unknown }).fields : undefined))) notInFileAlike++;
+      }
+      if (!input.removeMissing) notInFile = missing.length;
+      // a file holding part of the catalog (one of several files of a format, Marvel's comics and its recent issues;
+      // one set of a checklist) would take the rest with it: more than a tenth of the format's cards (over 10) is refused
+      // without --force, nothing written (h143: the file's own size was no measure, either way)
+      const ofFormat = [...existingCards.values()].filter((r) => r.source === input.source).length;
+      if (input.removeMissing && !input.force && missing.length > 10 && missing.length > 0.1 * ofFormat) throw new RemoveMissingRefused(input.catalog, input.source, missing.length, ofFormat);
+      // decided against the catalog as read before staging; the transaction checks it is still that one (sameCatalog),
+      // so what is planned here, and shown to a person before a removal, is what is written
+      if (input.beforeWrite) {
+        const removing = input.removeMissing ? missing : [];
+        const changes = sets.created + sets.updated + cards.created + cards.updated + removing.length > 0;
+        const version = before?.version ?? 0;
+        const plan: CatalogImportPlan = {
+          createdCatalog: before === null,
+          version: changes ? version + 1 : version,
+          cardCount: existingCards.size + cards.created - removing.length,
+          setCount: existingSets.size + sets.created,
+          sets,
+          cards,
+          notInFile,
+          notInFileAlike,
+          removed: { cards: removing.length, ...(before && removing.length ? await this.removedWith(before.id, removing) : { prices: 0, images: 0 }) },
+          removedExamples: before && removing.length ? await this.cardsByKey(before.id, [...removing].sort().slice(0, removedExampleCount)) : [],
+        };
+        if (!(await input.beforeWrite(plan))) {
+          progress(input.sets.length);
+          throw new ImportNotWritten(plan);
+        }
+      }
+
       return await this.db.transaction().execute(async (trx) => {
         const { catalog, created } = await this.claim(trx, input.catalog, input.kind);
         if (!sameCatalog(before, catalog)) throw new CatalogChangedDuringImport(input.catalog);
@@ -582,22 +654,7 @@ export class CatalogStore {
         }
         progress(input.sets.length);
 
-        let notInFile = 0;
-        let notInFileAlike = 0;
-        const missing: string[] = [];
-        // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
-        for (const [key, row] of existingCards) {
-          if (inFile.has(key) || row.source !== input.source) continue;
-          missing.push(key);
-          if (input.removeMissing) renamedFrom.add(row.name_norm);
-          else if (keyedByName && createdAs.has(alikeKey(row.name_norm, row.number_norm, row.year, input.kind === 'comics' ? (row as { fields?: unknown }).fields : undefined))) notInFileAlike++;
-        }
         const removed = { cards: 0, prices: 0, images: 0 };
-        // a file holding part of the catalog (one of several files of a format, Marvel's comics and its recent issues;
-        // one set of a checklist) would take the rest with it: more than a tenth of the format's cards (over 10) is refused
-        // without --force, all rolled back (h143: the file's own size was no measure, either way)
-        const ofFormat = [...existingCards.values()].filter((r) => r.source === input.source).length;
-        if (input.removeMissing && !input.force && missing.length > 10 && missing.length > 0.1 * ofFormat) throw new RemoveMissingRefused(input.catalog, input.source, missing.length, ofFormat);
         if (input.removeMissing) {
           for (let i = 0; i < missing.length; i += batchRows) {
             const keys = missing.slice(i, i + batchRows);
@@ -605,7 +662,7 @@ export class CatalogStore {
             removed.prices += Number((await trx.deleteFrom('catalog_prices').where('catalog_id', '=', catalog.id).where('card_key', 'in', keys).executeTakeFirst()).numDeletedRows);
             removed.images += Number((await trx.deleteFrom('catalog_images').where('catalog_id', '=', catalog.id).where('card_key', 'in', keys).executeTakeFirst()).numDeletedRows);
           }
-        } else notInFile = missing.length;
+        }
 
         if (cards.created + cards.updated + removed.cards > 0) await refreshCatalogNames(trx, this.store.dialect, catalog.id, [...renamedFrom]);
 
@@ -624,6 +681,28 @@ export class CatalogStore {
         return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile, notInFileAlike, removed };
       });
     });
+  }
+
+  /** The prices and reference images the cards of these keys hold: what removing them takes with them. */
+  private async removedWith(catalogId: string, keys: readonly string[]): Promise<{ prices: number; images: number }> {
+    const counted = { prices: 0, images: 0 };
+    for (let i = 0; i < keys.length; i += batchRows) {
+      const batch = keys.slice(i, i + batchRows);
+      const [prices, images] = await Promise.all(
+        (['catalog_prices', 'catalog_images'] as const).map(async (table) => Number((await this.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('catalog_id', '=', catalogId).where('card_key', 'in', batch).executeTakeFirstOrThrow()).n)),
+      );
+      counted.prices += prices!;
+      counted.images += images!;
+    }
+    return counted;
+  }
+
+  /** The cards of these keys, by key, with what names them to a person. */
+  private async cardsByKey(catalogId: string, keys: readonly string[]): Promise<CatalogImportPlan['removedExamples']> {
+    const rows = await this.db.selectFrom('catalog_cards').select(['card_key', 'name', 'number', 'set_code']).where('catalog_id', '=', catalogId).where('card_key', 'in', keys).execute();
+    // in the order given (the engines' collations order keys differently)
+    const at = new Map(keys.map((k, i) => [k, i]));
+    return rows.sort((a, b) => at.get(a.card_key)! - at.get(b.card_key)!).map((r) => ({ key: r.card_key, name: r.name, number: r.number, setCode: r.set_code }));
   }
 
   /**
