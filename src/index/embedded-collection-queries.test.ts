@@ -9,11 +9,12 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { AccountStore } from '../store/account-store.ts';
 import { CollectionStore, type CollectionRecord } from '../store/collection-store.ts';
 import { openStore, type Store } from '../store/database.ts';
 import { EmbeddedCollectionQueries } from './embedded-collection-queries.ts';
+import { HnswIndex } from './hnsw-index.ts';
 
 const DIMS = 8;
 /** Above the index's exact-search size (1,024): a search walks the graph, so a stale vector there shows. */
@@ -165,4 +166,39 @@ it('numbers an insert took for records it refused are given back: the saved tag 
   const sidecar = JSON.parse(fs.readFileSync(path.join(indexes, `${c.id}.usearch.json`), 'utf8')) as { seq: number };
   expect(sidecar.seq).toBe(before + 3);
   await q1.close();
+});
+
+it('a change that throws while it is applied is read again from the database: found, and the next save is not tagged below it', async () => {
+  const logs: { level: string; message: string; details?: Record<string, unknown> }[] = [];
+  const q1 = new EmbeddedCollectionQueries(collections, indexes, (level, message, details) => logs.push({ level, message, details }));
+  await q1.load(c);
+  const failing = await collections.insert(c.id, [{ recordId: 'failing', data: { _id: 'failing' }, vector: vectorOf(8000) }], 'test-8d');
+  const stored = failing.outcomes[0]!;
+  if (!('key' in stored)) throw new Error('failing not inserted');
+  // committed, then its apply throws (the index's add: out of memory, a native error)
+  const add = HnswIndex.prototype.add;
+  const spy = vi.spyOn(HnswIndex.prototype, 'add').mockImplementation(function (this: HnswIndex, key, vector) {
+    if (key === stored.key) throw new Error('forced in the test');
+    add.call(this, key, vector);
+  });
+  try {
+    q1.applied(c, { kind: 'upsert', record: { key: stored.key, recordId: 'failing', data: { _id: 'failing' } }, vector: vectorOf(8000), seq: stored.seq });
+    await q1.count(c);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(logs.filter((l) => l.level === 'warn').map((l) => [l.message, l.details?.seq])).toEqual([['vector index change not applied: the collection is read again from the database', stored.seq]]);
+  // a later change applied as usual; the save claims it (it was held at the failed one's number - 1 until a restart)
+  const later = await collections.insert(c.id, [{ recordId: 'later', data: { _id: 'later' }, vector: vectorOf(8001) }], 'test-8d');
+  const next = later.outcomes[0]!;
+  if (!('key' in next)) throw new Error('later not inserted');
+  q1.applied(c, { kind: 'upsert', record: { key: next.key, recordId: 'later', data: { _id: 'later' } }, vector: vectorOf(8001), seq: next.seq });
+  await expectIndexHolds(q1, ['failing', 'later']);
+  await save(q1);
+  const sidecar = JSON.parse(fs.readFileSync(path.join(indexes, `${c.id}.usearch.json`), 'utf8')) as { seq: number };
+  expect(sidecar.seq).toBe(next.seq);
+  await crash(q1);
+  const q2 = new EmbeddedCollectionQueries(collections, indexes);
+  await expectIndexHolds(q2, ['failing', 'later']);
+  await q2.close();
 });

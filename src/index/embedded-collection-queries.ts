@@ -287,27 +287,36 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   applied(c: CollectionRecord, change: Change): void {
     void this.chain(c.id, async () => {
       const s = await this.state(c);
-      if (change.kind === 'delete') {
-        for (const key of change.keys) {
-          const gone = s.docs.get(key);
-          if (gone && s.keys.get(gone.recordId) === key) s.keys.delete(gone.recordId);
-          s.docs.delete(key);
-          s.hashes.delete(key);
-          s.index?.remove(key);
+      try {
+        if (change.kind === 'delete') {
+          for (const key of change.keys) {
+            const gone = s.docs.get(key);
+            if (gone && s.keys.get(gone.recordId) === key) s.keys.delete(gone.recordId);
+            s.docs.delete(key);
+            s.hashes.delete(key);
+            s.index?.remove(key);
+          }
+        } else {
+          s.docs.set(change.record.key, change.record);
+          s.keys.set(change.record.recordId, change.record.key);
+          // a new image brings its hash (or none); an update of the attributes alone keeps the one held
+          if (change.hash) s.hashes.set(change.record.key, packHash(change.hash));
+          else if (change.hash === null) s.hashes.delete(change.record.key);
+          if (change.vector) {
+            s.index ??= await this.openIndex(c.id, change.vector.length);
+            s.index.add(change.record.key, change.vector);
+          }
         }
-      } else {
-        s.docs.set(change.record.key, change.record);
-        s.keys.set(change.record.recordId, change.record.key);
-        // a new image brings its hash (or none); an update of the attributes alone keeps the one held
-        if (change.hash) s.hashes.set(change.record.key, packHash(change.hash));
-        else if (change.hash === null) s.hashes.delete(change.record.key);
-        if (change.vector) {
-          s.index ??= await this.openIndex(c.id, change.vector.length);
-          s.index.add(change.record.key, change.vector);
-        }
+        s.version++;
+        settle(s, change.kind === 'delete' ? (change.from ?? change.seq) : change.seq, change.seq);
+      } catch (err) {
+        // committed, so in the database, but not in memory: its number would hold every later save's tag below it
+        // until a restart (a crash then replays or rebuilds more), and searches would miss it. The collection is read
+        // again instead, from its saved index and the database's changes since (this one among them), at the next use.
+        this.log('warn', 'vector index change not applied: the collection is read again from the database', { collection: c.id, seq: change.seq, err: String(err) });
+        await this.unload(c.id, s);
+        return;
       }
-      s.version++;
-      settle(s, change.kind === 'delete' ? (change.from ?? change.seq) : change.seq, change.seq);
       s.unsaved++;
       if (s.unsaved >= checkpointEvery) await this.checkpoint(c.id, s);
       else if (!s.timer) {
@@ -315,6 +324,24 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
         s.timer.unref();
       }
     });
+  }
+
+  /**
+   * The collection's memory let go without a save (its files stay as last saved): the next use reads it again. Run on
+   * the collection's chain, so no change is applied to it meanwhile.
+   */
+  private async unload(collectionId: string, s: Loaded): Promise<void> {
+    if (s.timer) clearTimeout(s.timer);
+    s.timer = undefined;
+    s.unsaved = 0;
+    // the collection's memory as this change found it, not one a delete and a use of the collection made since
+    const current = this.loaded.get(collectionId);
+    if (current && (await current.catch(() => undefined)) === s) {
+      this.loaded.delete(collectionId);
+      this.held.delete(collectionId);
+    }
+    // its index is not closed: a read that took it before may still be searching it (it holds no file open; the
+    // collector frees it)
   }
 
   private async checkpoint(collectionId: string, s: Loaded): Promise<void> {
