@@ -1512,6 +1512,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect((box.width * box.height) / (shown.width * shown.height)).toBeGreaterThan(0.4);
     expect(await view.locator('.no-photo').allTextContents()).toEqual(['No photo: it could not be read (see below).']);
     expect(await view.getByTestId('request-record-status').nth(2).textContent()).toMatch(/^Could not be read: Error Loading Image/);
+    await view.scrollIntoViewIfNeeded();
+    await shot('recognition-request');
 
     // grading: the failed photo's request is not just "Done", and the graded one has its card's picture
     await page.goto(`${base}/console#/grading`);
