@@ -5,11 +5,15 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { LoupePostgresDialect } from './postgres-dialect.ts';
 import { Kysely, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
-import { refoldCardKey } from './session-card-keys.ts';
 import { migrate } from './migrate.ts';
 import { closeStalledConnections, prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
-import { bidiMarks, foldLatinStrokes, foldScripts, latinStrokes, SCRIPT_FOLD_FROM, SCRIPT_FOLD_TO } from '../util/script-fold.ts';
+import { latinStrokes, SCRIPT_FOLD_FROM, SCRIPT_FOLD_TO } from '../util/script-fold.ts';
+import { registerFunctions, searchDroppedClass } from './sqlite-functions.ts';
+import { SqliteReadPool } from './sqlite-read-pool.ts';
+
+// where they were before the functions moved to sqlite-functions.ts (the read workers load that module alone)
+export { foldForSearch, sumVarints } from './sqlite-functions.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -417,6 +421,8 @@ export interface Store {
   databaseUrl?: string;
   /** PostgreSQL only: the pool's connections. */
   poolSize?: number;
+  /** SQLite only: worker threads that run heavy reads (text search) off the event loop, each its own connection. */
+  reads?: SqliteReadPool;
   close(): Promise<void>;
   /** The migrations this open applied (an upgrade), for the start's log. */
   migrated?: string[];
@@ -699,13 +705,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const reader = new SQLite(file);
     registerFunctions(reader);
     const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect(cachePreparedStatements(sqlite), sqliteBusyWait, cachePreparedStatements(reader)) });
+    // its workers start at their first use (a command that searches no text starts none); a wait for a lock there
+    // holds no request, so it may last as long as a write's whole wait
+    const reads = new SqliteReadPool(db, { file, busyMs: sqliteBusyWait.totalMs, warn: options.warn });
     const opened = fs.statSync(file);
     store = {
       db,
       dialect: 'sqlite',
       file,
       fileId: { dev: opened.dev, ino: opened.ino },
+      reads,
       close: async () => {
+        await reads.close();
         await stopCheckpointer();
         await db.destroy();
       },
@@ -764,74 +775,15 @@ export function explainPgSetupError(err: unknown, setting = 'DATABASE_URL'): unk
   return err;
 }
 
-/**
- * Text as a case-blind search compares it, the same on both backends: composed (NFC), lower case,
- * with the two letters whose lower case depends on context made one: JavaScript lowers a final Σ
- * to ς and İ to i + a combining dot, PostgreSQL's lower() (character by character) to σ and i.
- */
-export function foldForSearch(text: string): string {
-  // accents too: "pokemon" finds "Pokémon", "electrique" "Électrique" (a French shop's sessions were found
-  // only as typed with their accents); only the Latin, Greek and Cyrillic combining marks, so a Japanese
-  // voiced kana (its mark is U+3099) stays itself
-  // voiced kana stays itself; width goes (NFKC): "psa" finds "ＰＳＡ１０", "ポケモン" finds "ﾎﾟｹﾓﾝ", as Japanese input methods type them
-  // NFKC first, then lower case: NFKC makes capitals of its own (™ TM, № No, 𝐏𝐒𝐀 PSA), which PostgreSQL's
-  // LIKE then told apart while SQLite's (ASCII case-blind) did not; marks stripped after it, as it puts back ǅ's caron
-  // since the forty-third session also the Latin letters whose stroke or ligature no decomposition takes away, as text
-  // search folds them and the game filter ß: "strasse" finds "Straße", "lodz" "Łódź", "coeur" "Cœur" (h152)
-  return foldLatinStrokes(foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ')));
-}
-
 // latinStrokes in SQL: the one-letter folds by translate(), the two-letter ones (ß, œ, æ) by replace()
 const strokeSingles = Object.entries(latinStrokes).filter(([, to]) => to.length === 1);
 const strokePairs = Object.entries(latinStrokes).filter(([, to]) => to.length > 1);
 const pgFoldLatinStrokes = (text: RawBuilder<string>): RawBuilder<string> =>
   strokePairs.reduce((e, [from, to]) => sql<string>`replace(${e}, ${from}, ${to})`, sql<string>`translate(${text}, ${strokeSingles.map(([c]) => c).join('')}, ${strokeSingles.map(([, t]) => t).join('')})`);
 
-/**
- * What the search fold drops: the Latin, Greek and Cyrillic combining marks; since the thirty-ninth session also
- * Hebrew points and cantillation, Arabic short vowels and tatweel, and the invisible soft hyphen, zero-width spaces and
- * joiners, as text search's fold does (`שלום` did not find a session written `שָׁלוֹם`, nor `Glurak` one written
- * `Glu\u00adrak`, h94). A Japanese voiced kana's mark (U+3099) stays. Then the letters and digits one script types
- * two ways are made one (`foldScripts`: ٢٠٢٤ is 2024, ة is ه, Urdu ک is ك, h146).
- */
-// since the forty-second session also directional marks and isolates (a phone's paste of mixed-direction text), and the
-// Devanagari nukta, as text search drops it (h146)
-const searchDroppedClass = `[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670\u0640\u00ad\u200b-\u200d\u2060\ufeff\u093c${bidiMarks}]`;
-const searchDropped = new RegExp(searchDroppedClass, 'g');
-
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
   pgFoldLatinStrokes(sql<string>`translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO})`);
-
-/** SQL functions every connection to the embedded database needs. */
-function registerFunctions(sqlite: SQLite.Database): void {
-  // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
-  // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
-  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldForSearch(v) : v));
-  // an FTS5 row's length in tokens, all columns: the sum of the varints of its `_docsize` record
-  // migration 021 makes stored card keys again with it
-  sqlite.function('loupe_refold_card_key', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? refoldCardKey(v) : v));
-  sqlite.function('fts5_row_tokens', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? sumVarints(v) : 0));
-}
-
-/** The sum of the SQLite varints in `b` (FTS5's size records). */
-export function sumVarints(b: Uint8Array): number {
-  let sum = 0;
-  for (let i = 0; i < b.length; ) {
-    let v = 0;
-    for (let n = 0; i < b.length; n++) {
-      const c = b[i++]!;
-      if (n === 8) {
-        v = v * 256 + c;
-        break;
-      }
-      v = v * 128 + (c & 0x7f);
-      if (!(c & 0x80)) break;
-    }
-    sum += v;
-  }
-  return sum;
-}
 
 export function toIso(value: string | Date): string;
 export function toIso(value: string | Date | null): string | null;
