@@ -15,7 +15,27 @@ import type { CollectionQueries, Filter, Hit, TextHit, TextMemo } from './collec
 const k1 = 1.2;
 const b = 0.75;
 
-const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
+/**
+ * A query vector as a binary parameter, pgvector's own wire form (`vector_recv`: dimensions and a reserved word as
+ * int16, then each float4 big-endian). As text (`[0.0123…,…]`) a 1792-d vector was 38 KB of doubles' digits, written
+ * out here (0.5 ms), parsed back by PostgreSQL, and sent twice a search; binary it is 7 KB, copied, and the floats
+ * PostgreSQL gets are exactly these.
+ */
+export function pgVector(v: Float32Array): Buffer {
+  const b = Buffer.allocUnsafe(4 + 4 * v.length);
+  b.writeInt16BE(v.length, 0);
+  b.writeInt16BE(0, 2);
+  for (let i = 0; i < v.length; i++) b.writeFloatBE(v[i]!, 4 + 4 * i);
+  return b;
+}
+
+/** A stored vector read in that form (`vector_send`, a bytea): its floats exactly, not their decimal text parsed as doubles. */
+export function fromPgVector(b: Uint8Array): Float32Array {
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const v = new Float32Array(view.getInt16(0));
+  for (let i = 0; i < v.length; i++) v[i] = view.getFloat32(4 + 4 * i);
+  return v;
+}
 
 /**
  * HNSW search breadth: pgvector's default ef_search (40) bounds how many rows one scan returns,
@@ -383,10 +403,10 @@ export class PgCollectionQueries implements CollectionQueries {
   }
 
   async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array; hash?: string } | undefined> {
-    const res = await sql<{ key: number; record_id: string; data: unknown; v: string | null; hash: string | null }>`SELECT key, record_id, data, embedding::text AS v, hash::text AS hash FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
+    const res = await sql<{ key: number; record_id: string; data: unknown; v: Buffer | null; hash: string | null }>`SELECT key, record_id, data, vector_send(embedding) AS v, hash::text AS hash FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
     const row = res.rows[0];
     if (!row?.v) return undefined;
-    return { record: this.rows([row])[0]!, vector: Float32Array.from(JSON.parse(row.v) as number[]), ...(row.hash ? { hash: row.hash } : {}) };
+    return { record: this.rows([row])[0]!, vector: fromPgVector(row.v), ...(row.hash ? { hash: row.hash } : {}) };
   }
 
   /**
@@ -418,13 +438,17 @@ export class PgCollectionQueries implements CollectionQueries {
     return this.vectorSearch(c, limit, filter, async (trx) => {
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
-      // the candidates carry their key and distance only; the records' data is read for the page kept
+      // the candidates carry their key and distance only; the records' data is read for the page kept.
+      // Ordered by the output column by name: the ORDER BY written out again, with the query vector as a parameter of
+      // its own, was not the select list's expression to PostgreSQL, so it computed both for every candidate, each
+      // reading the candidate's 7 KB vector from TOAST again (82 at k 30; each of a few-match filter's 1,250 on the
+      // exact path: 25 → 18 ms a statement at 25,000 × 1792-d, h366, docs/vector-index.md)
       const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
         WITH hits AS MATERIALIZED (
           SELECT key, (embedding::vector(${dims})) <=> ${q}::vector(${dims}) AS distance
           FROM collection_records
           WHERE ${this.where(c, filter)}
-          ORDER BY (embedding::vector(${dims})) <=> ${q}::vector(${dims})
+          ORDER BY distance
           LIMIT ${overfetch(limit)}
         ), kept AS (SELECT key, distance FROM hits ORDER BY distance, key LIMIT ${limit})
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
