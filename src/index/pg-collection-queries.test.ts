@@ -8,7 +8,8 @@ import { scratchPgDatabase } from '../../test/helpers/processes.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CollectionStore, type CollectionRecord } from '../store/collection-store.ts';
 import { openStore, type Store } from '../store/database.ts';
-import { efSearch, fromPgVector, PgCollectionQueries, pgVector } from './pg-collection-queries.ts';
+import { efSearch, PgCollectionQueries } from './pg-collection-queries.ts';
+import { fromPgVector, pgVector } from '../store/pg-vector.ts';
 
 describe('PostgreSQL HNSW beam', () => {
   it('is one for every page up to 128 deep, unfiltered, so pages walked with `from` share one ordering', () => {

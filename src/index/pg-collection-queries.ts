@@ -5,6 +5,7 @@ import { clientGoneSignal, downloadOwner } from '../util/download-scope.ts';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
+import { fromPgVector, pgVector } from '../store/pg-vector.ts';
 import { hashBandBits } from '../store/migrations/019-hash-bands.ts';
 import { englishWords, pgRecordConfigs, pgWordsConfig, collectionLangs } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
@@ -14,28 +15,6 @@ import type { CollectionQueries, Filter, Hit, TextHit, TextMemo } from './collec
 /** BM25 as the embedded engine ranks it (k1 1.2, b 0.75, idf `ln(1 + (N − df + 0.5)/(df + 0.5))`: query-compile.ts `bm25Idf`), with the same column weights. */
 const k1 = 1.2;
 const b = 0.75;
-
-/**
- * A query vector as a binary parameter, pgvector's own wire form (`vector_recv`: dimensions and a reserved word as
- * int16, then each float4 big-endian). As text (`[0.0123…,…]`) a 1792-d vector was 38 KB of doubles' digits, written
- * out here (0.5 ms), parsed back by PostgreSQL, and sent twice a search; binary it is 7 KB, copied, and the floats
- * PostgreSQL gets are exactly these.
- */
-export function pgVector(v: Float32Array): Buffer {
-  const b = Buffer.allocUnsafe(4 + 4 * v.length);
-  b.writeInt16BE(v.length, 0);
-  b.writeInt16BE(0, 2);
-  for (let i = 0; i < v.length; i++) b.writeFloatBE(v[i]!, 4 + 4 * i);
-  return b;
-}
-
-/** A stored vector read in that form (`vector_send`, a bytea): its floats exactly, not their decimal text parsed as doubles. */
-export function fromPgVector(b: Uint8Array): Float32Array {
-  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  const v = new Float32Array(view.getInt16(0));
-  for (let i = 0; i < v.length; i++) v[i] = view.getFloat32(4 + 4 * i);
-  return v;
-}
 
 /**
  * HNSW search breadth: pgvector's default ef_search (40) bounds how many rows one scan returns,

@@ -1,4 +1,5 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
+import { pgVector } from './pg-vector.ts';
 import type { CollectionsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
 import { CollectionTextStore, type TextRow } from './collection-text-store.ts';
@@ -43,7 +44,6 @@ export function blobToVector(b: Uint8Array): Float32Array {
   copy.set(b);
   return new Float32Array(copy.buffer);
 }
-const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 
 /** Name of a collection's HNSW index in PostgreSQL (identifiers are at most 63 bytes). */
 export const pgIndexName = (collectionId: string) => `collection_hnsw_${collectionId.replace(/-/g, '')}`;

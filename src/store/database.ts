@@ -155,7 +155,8 @@ export interface CollectionRecordsTable {
   /** SQLite: float32 little-endian BLOB. */
   vector?: Buffer | null;
   /** PostgreSQL: pgvector text form `[1,2,3]` on write. */
-  embedding?: string | null;
+  /** pgvector's binary wire form (store/pg-vector.ts) when written; read back as text unless asked for with vector_send. */
+  embedding?: string | Buffer | null;
   /** The `bmh1` visual hash as 256 binary digits (migration 014); null for records stored before. */
   hash?: string | null;
   /** The record's thumbnail in the media folder (migration 047); null before it, or with LOUPE_RECORD_THUMBNAILS off. */

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { pgVector } from './pg-vector.ts';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -267,7 +268,7 @@ async function copyTable(src: SQLite.Database, trx: Transaction<Database>, table
     for (const c of read) {
       const v = r[c];
       if (c === 'vector') {
-        out.embedding = v === null || v === undefined ? null : `[${Array.from(blobToVector(v as Uint8Array)).join(',')}]`;
+        out.embedding = v === null || v === undefined ? null : pgVector(blobToVector(v as Uint8Array));
         continue;
       }
       out[c] = v !== null && udt.get(c) === 'bool' ? v === 1 || v === true : v;
