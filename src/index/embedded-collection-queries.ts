@@ -18,6 +18,8 @@ const bm25Weights = '2.0, 1.0, 0.5';
 const k1 = 1.2;
 const b = 0.75;
 import { HnswIndex, type RebuildProgress } from './hnsw-index.ts';
+import { ArenaFill, ArenaFillLost } from './arena-fill.ts';
+import { bitsApart, blank, packHash, unpackHash } from './packed-hash.ts';
 
 /**
  * The row count and token total FTS5's `bm25()` takes N and the average length from: its averages
@@ -86,6 +88,8 @@ export interface IndexLoadOptions {
   duringRebuild?: (collectionId: string, progress: RebuildProgress) => Promise<void>;
   /** Tests' seam: vectors per batch of a rebuild (512). */
   rebuildBatch?: number;
+  /** Tests' seam: the worker thread reading a load's vectors fails after this many (the rest then read on the server's thread). */
+  fillFailsAfter?: number;
 }
 
 /**
@@ -167,26 +171,33 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       this.reading.set(c.id, progress);
       s = (async () => {
         await this.options.beforeLoad?.(c.id);
+        // read before any row: every change up to this number is in what the load reads (attributes, vectors, hashes),
+        // so it is the tag the index's open may save at and `appliedTo`; changes after it applied after the load are
+        // applied again (each replaces its own entry)
+        const fresh = await this.store.get(c.id);
+        const seq = fresh?.seq ?? 0;
         const docs = new Map<number, StoredRecord>();
         const keys = new Map<string, number>();
         const hashes = new Map<number, Uint32Array>();
-        for await (const page of this.store.docPages(c.id, loadPage)) {
-          for (const r of page) {
-            docs.set(r.key, { key: r.key, recordId: r.recordId, data: r.data });
-            keys.set(r.recordId, r.key);
-            if (r.hash) hashes.set(r.key, packHash(r.hash));
+        // the vectors (and hashes) read on a worker thread beside the attributes read here (h367)
+        const fill = fresh?.dimensions ? this.arenaFill(c.id, fresh.dimensions) : undefined;
+        try {
+          for await (const page of this.store.docPages(c.id, loadPage)) {
+            for (const r of page) {
+              docs.set(r.key, { key: r.key, recordId: r.recordId, data: r.data });
+              keys.set(r.recordId, r.key);
+            }
+            progress.rows += page.length;
+            await this.giveWay();
           }
-          progress.rows += page.length;
-          await this.giveWay();
+          const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, appliedTo: seq, ahead: new Map(), timer: undefined, version: 0, filtered: new Map() };
+          // the records' count as read, for the vectors' part of the progress (inserts meanwhile change it)
+          progress.of = progress.rows + docs.size;
+          if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions, hashes, progress, { seq, fill });
+          return state;
+        } finally {
+          await fill?.close();
         }
-        const fresh = await this.store.get(c.id);
-        // the index opened below holds every change up to the collection's number read here (its own open reads the
-        // database after this); changes up to it applied after the load are applied again, and ignored by `appliedTo`
-        const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, appliedTo: fresh?.seq ?? 0, ahead: new Map(), timer: undefined, version: 0, filtered: new Map() };
-        // the records' count as read, for the vectors' part of the progress (inserts meanwhile change it)
-        progress.of = progress.rows + docs.size;
-        if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions, progress);
-        return state;
       })();
       const settled = s;
       s.then(
@@ -210,10 +221,32 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (this.closing) throw new Error('the server is stopping: index load abandoned');
   }
 
-  private async openIndex(collectionId: string, dimensions: number, progress?: LoadProgress): Promise<HnswIndex> {
+  /**
+   * The collection's vectors read on a worker thread (arena-fill.ts), begun now; none where the database is no file.
+   * On the server's thread the read, the copies and the int8 codes of 100,000 records of 1792-d took 5–10 s of its event
+   * loop, in steps of up to 150–230 ms on a busy machine (docs/vector-index.md, "Open").
+   */
+  private arenaFill(collectionId: string, dimensions: number): ArenaFill | undefined {
+    const file = this.store.store.file;
+    if (!file || file === ':memory:' || file.startsWith('file:')) return undefined;
+    try {
+      return new ArenaFill({ file, collectionId, dimensions, busyMs: 10_000, ...(this.options.fillFailsAfter !== undefined ? { failAfter: this.options.fillFailsAfter } : {}) });
+    } catch (err) {
+      this.log('warn', "vector index: its vectors read on the server's thread (no worker thread)", { collection: collectionId, err: String(err) });
+      return undefined;
+    }
+  }
+
+  /**
+   * `hashes` takes the records' hashes, read with their vectors. `read`: the load's change number, read before its
+   * rows, and the worker reading them (where none, or where it is lost part way, they are read here, from after the
+   * last key it gave).
+   */
+  private async openIndex(collectionId: string, dimensions: number, hashes: Map<number, Uint32Array>, progress?: LoadProgress, read?: { seq: number; fill: ArenaFill | undefined }): Promise<HnswIndex> {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const giveWay = () => this.giveWay();
     const store = this.store;
+    const log = this.log;
     const duringRebuild = this.options.duringRebuild;
     return HnswIndex.open({
       file: path.join(this.dir, `${collectionId}.usearch`),
@@ -233,15 +266,33 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       source: {
         dimensions,
         all: async function* () {
+          let after = 0;
+          if (read?.fill) {
+            try {
+              for await (const part of read.fill) {
+                const n = part.keys.length;
+                for (let i = 0; i < n; i++) if (part.hashed[i]) hashes.set(part.keys[i]!, part.hashes.subarray(i * 8, i * 8 + 8));
+                yield { keys: part.keys, vectors: part.vectors, codes: part.codes };
+                if (n) after = part.keys[n - 1]!;
+                if (progress) progress.rows += n;
+                await giveWay();
+              }
+              return;
+            } catch (err) {
+              if (!(err instanceof ArenaFillLost)) throw err;
+              log('warn', "vector index: the rest of its vectors read on the server's thread (the worker thread reading them was lost)", { collection: collectionId, after, err: err.message });
+            }
+          }
           let n = 0;
-          for await (const row of store.allVectors(collectionId, loadPage)) {
+          for await (const row of store.allVectors(collectionId, loadPage, after)) {
+            if (row.hash) hashes.set(row.key, packHash(row.hash));
             yield row;
             if (progress) progress.rows++;
             if (++n % vectorsPerTurn === 0) await giveWay();
           }
         },
         changesSince: (seq) => this.store.changesSince(collectionId, seq),
-        currentSeq: async () => (await this.store.get(collectionId))?.seq ?? 0,
+        currentSeq: async () => read?.seq ?? (await this.store.get(collectionId))?.seq ?? 0,
       },
     });
   }
@@ -305,7 +356,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
           if (change.hash) s.hashes.set(change.record.key, packHash(change.hash));
           else if (change.hash === null) s.hashes.delete(change.record.key);
           if (change.vector) {
-            s.index ??= await this.openIndex(c.id, change.vector.length);
+            s.index ??= await this.openIndex(c.id, change.vector.length, s.hashes);
             s.index.add(change.record.key, change.vector);
           }
         }
@@ -756,30 +807,3 @@ function settle(s: Loaded, first: number, last: number): void {
 /** A collection's files in the indexes folder: the index, its sidecar, and the parts of a checkpoint cut short. */
 const indexFileSuffixes = ['.usearch', '.usearch.json', '.usearch.tmp', '.usearch.json.tmp'];
 const indexFileName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.usearch(?:\.json)?(?:\.tmp)?$/;
-
-/** 256 binary digits as 8 words. */
-const blank = new Uint32Array(8);
-
-function packHash(bits: string): Uint32Array {
-  const words = new Uint32Array(8);
-  for (let i = 0; i < 256; i++) if (bits.charCodeAt(i) === 49) words[i >>> 5]! |= 1 << (i & 31);
-  return words;
-}
-
-function unpackHash(words: Uint32Array): string {
-  let bits = '';
-  for (let i = 0; i < 256; i++) bits += (words[i >>> 5]! >>> (i & 31)) & 1 ? '1' : '0';
-  return bits;
-}
-
-function bitsApart(a: Uint32Array, b: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < 8; i++) {
-    let x = (a[i]! ^ b[i]!) >>> 0;
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    n += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return n;
-}
-

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HnswIndex, estimateMemory, type IndexChange, type IndexSource } from './hnsw-index.ts';
+import { HnswIndex, estimateMemory, type ArenaChunk, type IndexChange, type IndexRow, type IndexSource } from './hnsw-index.ts';
+import { ARENA_CHUNK, encodeI8 } from './arena-layout.ts';
 import { seededRandom as rng } from '../util/seeded-random.ts';
 
 const DIMS = 16;
@@ -286,6 +287,46 @@ describe('HnswIndex filtered search', () => {
     index.add(4000, dup);
     const res = index.search(dup, 3, { allowedKeys: [10, 4000, 5000] });
     expect(res.keys).toEqual([10, 4000, 5000]);
+  });
+});
+
+describe('HnswIndex arena chunks (a load read on a worker thread, h367)', () => {
+  /** Rows as a fill worker sends them: whole chunks, the vectors' int8 codes made beside them. */
+  function chunk(rows: [number, Float32Array][]): ArenaChunk {
+    const vectors = new Float32Array(ARENA_CHUNK * DIMS);
+    const codes = new Int8Array(ARENA_CHUNK * DIMS);
+    rows.forEach(([, v], i) => {
+      vectors.set(v, i * DIMS);
+      encodeI8(vectors, i * DIMS, DIMS, codes, i * DIMS);
+    });
+    return { keys: Float64Array.from(rows.map(([k]) => k)), vectors, codes };
+  }
+
+  it('takes whole chunks as they are, copies the rest (a part chunk, keys out of order, a key twice), and answers as rows read one by one', async () => {
+    const vs = vectors(3000, 367);
+    const rows: [number, Float32Array][] = vs.map((v, i) => [3 * i + 1, v]);
+    const byRow = new MemorySource();
+    for (const [k, v] of rows) byRow.put(k, v);
+    // whole, then a part (476 rows), then one after the part (copied), then keys out of order and twice, then rows
+    const parts: (IndexRow | ArenaChunk)[] = [chunk(rows.slice(0, 1024)), chunk(rows.slice(1024, 1500)), chunk(rows.slice(1500, 2524))];
+    parts.push(chunk([rows[2600]!, rows[2524]!, ...rows.slice(2525, 2600), rows[2524]!]));
+    for (const [key, vector] of rows.slice(2601)) parts.push({ key, vector });
+    const byChunk = { dimensions: DIMS, all: () => parts, changesSince: async () => [], currentSeq: () => 0 };
+    const a = await openIndex(byRow);
+    file = path.join(dir, 'c2.usearch');
+    const b = await openIndex(byChunk);
+    expect(b.size).toBe(3000);
+    // the first chunk's buffers are the arena's own (no copy)
+    expect((b as unknown as { arena: { chunks: Float32Array[] } }).arena.chunks[0]).toBe((parts[0] as ArenaChunk).vectors);
+    for (const [key, v] of rows) expect(b.vectorOf(key)).toEqual(v);
+    // exact over 2,000 keys: the int8 codes pick what is rescored, so codes made apart must be the arena's own
+    const allowedKeys = new Set(rows.filter((_, i) => i % 3).map(([k]) => k));
+    for (const q of vectors(20, 368)) expect(b.search(q, 10, { allowedKeys, exactBelow: 3000 })).toEqual(a.search(q, 10, { allowedKeys, exactBelow: 3000 }));
+  });
+
+  it('refuses a chunk of another size', async () => {
+    const bad = { keys: Float64Array.of(1), vectors: new Float32Array(DIMS), codes: new Int8Array(DIMS) };
+    await expect(openIndex({ dimensions: DIMS, all: () => [bad], changesSince: async () => [], currentSeq: () => 0 })).rejects.toThrow(/an arena chunk holds 1024 vectors/);
   });
 });
 

@@ -13,6 +13,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Index, MetricKind, exactSearch, type Matches, type ScalarKind } from 'usearch';
+import { ARENA_CHUNK, encodeI8 } from './arena-layout.ts';
 
 export type Quantization = 'f32' | 'f16' | 'i8';
 
@@ -28,6 +29,17 @@ export interface IndexChange {
   seq: number;
 }
 
+/**
+ * Rows given whole, as the arena holds them (arena-layout.ts): `keys.length` rows in increasing key order, their vectors
+ * and int8 codes in `vectors` and `codes`, each room for `ARENA_CHUNK` rows. Taken as they are where the arena's next
+ * slot begins a chunk (a load's fill, made on a worker thread: arena-fill.ts), else copied row by row.
+ */
+export interface ArenaChunk {
+  keys: Float64Array;
+  vectors: Float32Array;
+  codes: Int8Array;
+}
+
 type MaybeAsyncIterable<T> = Iterable<T> | AsyncIterable<T>;
 
 /**
@@ -36,8 +48,8 @@ type MaybeAsyncIterable<T> = Iterable<T> | AsyncIterable<T>;
  */
 export interface IndexSource {
   dimensions: number;
-  /** Every live (key, vector) row, for filling the arena and for a full rebuild. */
-  all(): MaybeAsyncIterable<IndexRow>;
+  /** Every live (key, vector) row, one at a time or a chunk at a time, for filling the arena and for a full rebuild. */
+  all(): MaybeAsyncIterable<IndexRow | ArenaChunk>;
   /**
    * Every change with seq > `seq`. Return null when that history is no longer complete
    * (e.g. tombstones pruned): the index is then rebuilt instead of patched.
@@ -177,7 +189,7 @@ interface Sidecar {
  * briefly need twice the memory). Slots of deleted keys are reused.
  */
 class VectorArena {
-  static readonly CHUNK = 1024;
+  static readonly CHUNK = ARENA_CHUNK;
   readonly chunks: Float32Array[] = [];
   /** The same vectors L2-normalised and scaled to int8 (x·127), for the coarse brute-force pass. */
   readonly codes: Int8Array[] = [];
@@ -209,7 +221,53 @@ class VectorArena {
     }
     const o = (slot % VectorArena.CHUNK) * this.dims;
     this.chunkOf(slot).set(vector, o);
-    encodeI8(vector, this.codes[Math.floor(slot / VectorArena.CHUNK)]!, o);
+    encodeI8(vector, 0, this.dims, this.codes[Math.floor(slot / VectorArena.CHUNK)]!, o);
+  }
+
+  /**
+   * A chunk's rows: its buffers become the arena's next chunk where the next slot begins one, nothing is free and its
+   * keys are new and increasing (a load's fill: no copy, no coding); else each row is copied with its code.
+   */
+  adopt(c: ArenaChunk): void {
+    const n = c.keys.length;
+    const d = this.dims;
+    const room = VectorArena.CHUNK * d;
+    if (n > VectorArena.CHUNK || c.vectors.length !== room || c.codes.length !== room) throw new Error(`an arena chunk holds ${VectorArena.CHUNK} vectors of ${d} dimensions`);
+    let whole = this.used === this.chunks.length * VectorArena.CHUNK && !this.free.length;
+    for (let i = 0; i < n && whole; i++) {
+      const key = c.keys[i]!;
+      checkKey(key);
+      if (this.slotOf.has(key) || (i > 0 && key <= c.keys[i - 1]!)) whole = false;
+    }
+    if (!whole) {
+      for (let i = 0; i < n; i++) this.put(c.keys[i]!, c.vectors.subarray(i * d, (i + 1) * d), c.codes.subarray(i * d, (i + 1) * d));
+      return;
+    }
+    this.version++;
+    const first = this.used;
+    this.chunks.push(c.vectors);
+    this.codes.push(c.codes);
+    this.used += n;
+    this.growKeys(first + VectorArena.CHUNK);
+    for (let i = 0; i < n; i++) {
+      this.slotOf.set(c.keys[i]!, first + i);
+      this.keyOf[first + i] = c.keys[i]!;
+    }
+  }
+
+  /** `set` with the code given (made as `encodeI8` makes it). */
+  private put(key: number, vector: Float32Array, code: Int8Array): void {
+    checkKey(key);
+    this.version++;
+    let slot = this.slotOf.get(key);
+    if (slot === undefined) {
+      slot = this.free.pop() ?? this.grow();
+      this.slotOf.set(key, slot);
+      this.keyOf[slot] = key;
+    }
+    const o = (slot % VectorArena.CHUNK) * this.dims;
+    this.chunkOf(slot).set(vector, o);
+    this.codes[Math.floor(slot / VectorArena.CHUNK)]!.set(code, o);
   }
 
   delete(key: number): boolean {
@@ -257,12 +315,15 @@ class VectorArena {
       this.chunks.push(new Float32Array(VectorArena.CHUNK * this.dims));
       this.codes.push(new Int8Array(VectorArena.CHUNK * this.dims));
     }
-    if (slot >= this.keyOf.length) {
-      const next = new Float64Array(Math.max(VectorArena.CHUNK, this.keyOf.length * 2)).fill(-1);
-      next.set(this.keyOf);
-      this.keyOf = next;
-    }
+    this.growKeys(slot + 1);
     return slot;
+  }
+
+  private growKeys(slots: number): void {
+    if (slots <= this.keyOf.length) return;
+    const next = new Float64Array(Math.max(VectorArena.CHUNK, this.keyOf.length * 2, slots)).fill(-1);
+    next.set(this.keyOf);
+    this.keyOf = next;
   }
 }
 
@@ -463,6 +524,10 @@ export class HnswIndex {
     // the next open replay more, never less.
     const seqAtOpen = await source.currentSeq();
     for await (const row of source.all()) {
+      if ('keys' in row) {
+        this.arena.adopt(row);
+        continue;
+      }
       if (row.vector.length !== this.dims) throw new Error(`row ${row.key} has ${row.vector.length} dimensions, index ${this.dims}`);
       checkKey(row.key);
       this.arena.set(row.key, row.vector);
@@ -695,7 +760,7 @@ export class HnswIndex {
   private preselect(q: Float32Array, k: number, slots: Int32Array): number[] {
     const d = this.dims;
     const want = Math.max(k * I8_RESCORE_FACTOR, I8_RESCORE_MIN);
-    encodeI8(q, this.queryCode, 0);
+    encodeI8(q, 0, this.dims, this.queryCode, 0);
     const best: { key: number; d: number }[] = [];
     const rows = I8_PRESELECT_ABOVE;
     for (let from = 0; from < slots.length; from += rows) {
@@ -743,7 +808,7 @@ export class HnswIndex {
   private exactOverSubset(q: Float32Array, k: number, subset: Subset): SearchResult {
     const n = subset.slots.length;
     const want = Math.min(n, Math.max(k * I8_RESCORE_FACTOR, I8_RESCORE_MIN));
-    encodeI8(q, this.queryCode, 0);
+    encodeI8(q, 0, this.dims, this.queryCode, 0);
     // A large subset is split across two threads: the scan is memory-bound and the event loop
     // waits for it either way (measured 0.95 → 0.67 ms for 10k × 1792 int8).
     const threads = n * this.dims >= PARALLEL_SCAN_BYTES ? 2 : 1;
@@ -823,17 +888,6 @@ interface Subset {
   /** Arena slots in memory order; row i of `matrix` is slot `slots[i]`. */
   slots: Int32Array;
   matrix: Int8Array;
-}
-
-/**
- * L2-normalised int8 code (x·127, rounded) written at `offset`; cosine over codes tracks the
- * float32 cosine to ~1e-3, which is only used to choose candidates for exact rescoring.
- */
-function encodeI8(v: Float32Array, out: Int8Array, offset: number): void {
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
-  const scale = norm > 0 ? 127 / Math.sqrt(norm) : 0;
-  for (let i = 0; i < v.length; i++) out[offset + i] = Math.round(v[i]! * scale);
 }
 
 interface Filter {

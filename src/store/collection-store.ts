@@ -350,30 +350,32 @@ export class CollectionStore {
   }
 
   /**
-   * SQLite only: every record's attributes and `bmh1` hash (the embedded backend holds both in memory), in key order,
-   * a page at a time: read in one statement, 100,000 records held the event loop for 0.7–1.3 s (and their hashes,
-   * which lie after the 7 KB vector in each row, another 0.7 s), every request of a server taking them waiting.
+   * SQLite only: every record's attributes (the embedded backend holds them in memory), in key order, a page at a time:
+   * read in one statement, 100,000 records held the event loop for 0.7–1.3 s, every request of a server taking them
+   * waiting. Not the hash, which lies after the 7 KB vector in each row (reaching it walks the vector's overflow pages,
+   * another 0.7 s at 100,000 records): it is read with the vector (`allVectors`, `recordVectorRows`).
    */
-  async *docPages(collectionId: string, pageSize = 1000): AsyncIterable<{ key: number; recordId: string; data: Record<string, unknown>; hash: string | null }[]> {
+  async *docPages(collectionId: string, pageSize = 1000): AsyncIterable<{ key: number; recordId: string; data: Record<string, unknown> }[]> {
     let after = 0;
     for (;;) {
-      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data', 'hash']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
+      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
       if (!rows.length) return;
-      yield rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data), hash: r.hash ?? null }));
+      yield rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
       after = Number(rows[rows.length - 1]!.key);
     }
   }
 
   /**
-   * SQLite only: live vectors, for a full index rebuild. Pages of 1,000: a page of 5,000 held the event loop 400–685 ms
-   * at 100,000 records, which a server loading its indexes while it takes requests made every request wait.
+   * SQLite only: live vectors and their records' hashes, in key order from after `after`, on this connection (the
+   * embedded index's load where no worker thread reads them: index/arena-fill.ts). Pages of 1,000: a page of 5,000 held
+   * the event loop 400–685 ms at 100,000 records, which a server loading its indexes while it takes requests made every
+   * request wait.
    */
-  async *allVectors(collectionId: string, pageSize = 1000): AsyncIterable<{ key: number; vector: Float32Array }> {
-    let after = 0;
+  async *allVectors(collectionId: string, pageSize = 1000, after = 0): AsyncIterable<{ key: number; vector: Float32Array; hash: string | null }> {
     for (;;) {
-      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'vector']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
+      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'vector', 'hash']).where('key', 'in', this.pageKeys(collectionId, after, pageSize)).orderBy('key').execute();
       if (!rows.length) return;
-      for (const r of rows) if (r.vector) yield { key: Number(r.key), vector: blobToVector(r.vector) };
+      for (const r of rows) if (r.vector) yield { key: Number(r.key), vector: blobToVector(r.vector), hash: r.hash ?? null };
       after = Number(rows[rows.length - 1]!.key);
     }
   }
