@@ -2,6 +2,7 @@
  * A load's vectors and hashes read on a worker thread (arena-fill.ts, h367) against the same load on the server's thread
  * (a store without a file): the arena holds the same vector and int8 code for every key, and searches, lookups and hash
  * look-ups answer alike. Also a worker lost part way: the rest is read on the server's thread from after its last key.
+ * (A collection this small is read on the server's thread unless told otherwise: `workerFillFrom`.)
  */
 import { randomUUID } from 'node:crypto';
 import fsp from 'node:fs/promises';
@@ -65,6 +66,14 @@ async function arenaOf(q: EmbeddedCollectionQueries): Promise<Arena> {
   return s!.index.arena;
 }
 
+/** Whether the load's hashes came from the worker: it packs them 1,024 to a buffer, the server's thread one to each. */
+async function hashesFromWorker(q: EmbeddedCollectionQueries): Promise<boolean> {
+  const s = await (q as unknown as { loaded: Map<string, Promise<{ hashes: Map<number, Uint32Array> }>> }).loaded.get(c.id);
+  const sizes = new Set([...s!.hashes.values()].map((h) => h.buffer.byteLength));
+  expect(sizes.size).toBe(1);
+  return sizes.has(1024 * 8 * 4);
+}
+
 async function loaded(q: EmbeddedCollectionQueries): Promise<EmbeddedCollectionQueries> {
   made.push(q);
   await q.load(c);
@@ -96,15 +105,18 @@ async function expectSameAnswers(q: EmbeddedCollectionQueries, main: EmbeddedCol
 
 it("reads a load's vectors, int8 codes and hashes on a worker as the server's thread reads them", async () => {
   const logs: string[] = [];
-  const onWorker = await loaded(new EmbeddedCollectionQueries(collections, indexes, (_level, message) => logs.push(message)));
+  const onWorker = await loaded(new EmbeddedCollectionQueries(collections, indexes, (_level, message) => logs.push(message), { workerFillFrom: 0 }));
   const onMain = await loaded(new EmbeddedCollectionQueries(new CollectionStore({ ...store, file: undefined }), path.join(dataDir, 'indexes')));
   await expectSameAnswers(onWorker, onMain);
   expect(logs).toEqual(['vector index loaded']);
+  expect([await hashesFromWorker(onWorker), await hashesFromWorker(onMain)]).toEqual([true, false]);
+  // a collection under `workerFillFrom` (8,192 records) is read on the server's thread
+  expect(await hashesFromWorker(await loaded(new EmbeddedCollectionQueries(collections, indexes)))).toBe(false);
 });
 
 it('reads the rest on the server\'s thread, from after the last key the worker gave, where the worker is lost part way', async () => {
   const logs: { message: string; details?: Record<string, unknown> }[] = [];
-  const lost = await loaded(new EmbeddedCollectionQueries(collections, indexes, (_level, message, details) => logs.push({ message, details: details ?? {} }), { fillFailsAfter: 1024 }));
+  const lost = await loaded(new EmbeddedCollectionQueries(collections, indexes, (_level, message, details) => logs.push({ message, details: details ?? {} }), { fillFailsAfter: 1024, workerFillFrom: 0 }));
   const onMain = await loaded(new EmbeddedCollectionQueries(new CollectionStore({ ...store, file: undefined }), indexes));
   const said = logs.find((l) => /worker thread reading them was lost/.test(l.message));
   // the worker's first chunk was taken: the 1,024th vector's key

@@ -90,6 +90,8 @@ export interface IndexLoadOptions {
   rebuildBatch?: number;
   /** Tests' seam: the worker thread reading a load's vectors fails after this many (the rest then read on the server's thread). */
   fillFailsAfter?: number;
+  /** Tests' seam: the least records whose vectors a load reads on a worker thread (`workerFillFrom`). */
+  workerFillFrom?: number;
 }
 
 /**
@@ -119,6 +121,12 @@ const loadPage = 1000;
  * 0.1–0.3 ms a vector on a busy 2-core machine), so 1,000 held other requests 150–350 ms.
  */
 const vectorsPerTurn = 200;
+/**
+ * The least records whose vectors a load reads on a worker thread: the worker's first rows come 0.2–0.5 s after its start
+ * here (tsx's loader, a connection), in which the server's thread reads and codes 5,000–14,000 vectors of 1792-d itself
+ * (35–40 µs each); a server with many small collections would start one for each, and wait for it, for nothing.
+ */
+const workerFillFrom = 8192;
 
 /**
  * The embedded backend's reads: each collection's documents and usearch HNSW index live in memory
@@ -180,7 +188,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
         const keys = new Map<string, number>();
         const hashes = new Map<number, Uint32Array>();
         // the vectors (and hashes) read on a worker thread beside the attributes read here (h367)
-        const fill = fresh?.dimensions ? this.arenaFill(c.id, fresh.dimensions) : undefined;
+        const fill = fresh?.dimensions && fresh.recordCount >= (this.options.workerFillFrom ?? workerFillFrom) ? this.arenaFill(c.id, fresh.dimensions) : undefined;
         try {
           for await (const page of this.store.docPages(c.id, loadPage)) {
             for (const r of page) {
