@@ -213,15 +213,21 @@ class VectorArena {
 
   set(key: number, vector: Float32Array): void {
     this.version++;
+    const slot = this.slotFor(key);
+    const o = (slot % VectorArena.CHUNK) * this.dims;
+    this.chunkOf(slot).set(vector, o);
+    encodeI8(vector, 0, this.dims, this.codes[Math.floor(slot / VectorArena.CHUNK)]!, o);
+  }
+
+  /** The key's slot, a free or a new one where it has none. */
+  private slotFor(key: number): number {
     let slot = this.slotOf.get(key);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.grow();
       this.slotOf.set(key, slot);
       this.keyOf[slot] = key;
     }
-    const o = (slot % VectorArena.CHUNK) * this.dims;
-    this.chunkOf(slot).set(vector, o);
-    encodeI8(vector, 0, this.dims, this.codes[Math.floor(slot / VectorArena.CHUNK)]!, o);
+    return slot;
   }
 
   /**
@@ -259,12 +265,7 @@ class VectorArena {
   private put(key: number, vector: Float32Array, code: Int8Array): void {
     checkKey(key);
     this.version++;
-    let slot = this.slotOf.get(key);
-    if (slot === undefined) {
-      slot = this.free.pop() ?? this.grow();
-      this.slotOf.set(key, slot);
-      this.keyOf[slot] = key;
-    }
+    const slot = this.slotFor(key);
     const o = (slot % VectorArena.CHUNK) * this.dims;
     this.chunkOf(slot).set(vector, o);
     this.codes[Math.floor(slot / VectorArena.CHUNK)]!.set(code, o);
