@@ -17,12 +17,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { CollectionStore } from '../src/store/collection-store.ts';
 import { openStore } from '../src/store/database.ts';
-import { cocoLabels, colorNames } from '../src/text-search/lexicon/concepts.ts';
-import { recordText } from '../src/text-search/record-text.ts';
-import { seenText, TOKENS_VERSION, type Observed } from '../src/text-search/seen-tokens.ts';
 import { buildVectorIndex, dropVectorIndexForBulkLoad } from './lib-bulk-index.ts';
 import { median } from './lib-server.ts';
-import { synthetic, unit } from './lib-synthetic.ts';
+import { shopData } from './lib-shop-records.ts';
+import { synthetic } from './lib-synthetic.ts';
 import { loupeCli, randomPort } from '../test/helpers/processes.ts';
 
 const RECORDS = Number(process.env.BENCH_N ?? 25_000);
@@ -49,28 +47,7 @@ const databaseUrl = u.toString();
 const env = { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', LOUPE_RATE_LIMIT: '0', LOUPE_VISION_WARM: 'none', LOUPE_VISION_THREADS: '1' };
 
 // year-of-data's records (its generator, its seed): clusters of 100, a category of 20, hashes near their cluster's
-const { rand, gauss, pick, zipf } = synthetic(20261207);
-const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}x${(i * 7919) % 997}`);
-const lexiconWords = ['red', 'blue', 'dress', 'shoes', 'chair', 'vintage', 'leather', 'summer', 'wooden', 'table', 'lamp', 'cotton'];
-function observed(): Observed {
-  const objects = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ name: zipf(cocoLabels), prob: 0.3 + rand() * 0.7, box: [0, 0, 100 + rand() * 800, 100 + rand() * 800] as [number, number, number, number], colors: [{ luv: [50, 0, 0] as [number, number, number], share: 0.3 + rand() * 0.6, name: pick(colorNames) }] }));
-  const colors = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => ({ luv: [20 + rand() * 70, gauss() * 30, gauss() * 30] as [number, number, number], share: 0.05 + rand() * 0.5, name: pick(colorNames) }));
-  return { width: 1000, height: 1000, parts: ['objects', 'colors'], objects, faces: [], colors, ocr: [] };
-}
-const clusters = Math.max(1, Math.round(RECORDS / 100));
-const centres = Array.from({ length: clusters }, () => unit(Float32Array.from({ length: D }, gauss)));
-const hashCentres = Array.from({ length: clusters }, () => Array.from({ length: 256 }, () => (rand() < 0.5 ? '1' : '0')).join(''));
-function record(i: number) {
-  const words = Array.from({ length: 3 + Math.floor(rand() * 6) }, () => (rand() < 0.15 ? pick(lexiconWords) : zipf(vocabulary)));
-  const data = { _id: `r${i}`, title: words.join(' '), sku: `SKU-${i}`, category: `c${i % 20}`, in_stock: rand() < 0.7, price: Math.round(rand() * 50_000) / 100, brand: `b${Math.floor(rand() ** 2 * 300)}` };
-  const o = observed();
-  const t = seenText(o);
-  const { body, lang } = recordText(data);
-  const c = i % clusters;
-  const vector = unit(Float32Array.from({ length: D }, (_, d) => centres[c]![d]! + gauss() / Math.sqrt(D)));
-  const hash = [...hashCentres[c]!].map((b) => (rand() < 0.25 ? (b === '1' ? '0' : '1') : b)).join('');
-  return { recordId: data._id, data, vector, hash, text: { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o, seenVersion: TOKENS_VERSION, seenState: 'done' as const } };
-}
+const record = shopData(20261207).clustered(RECORDS, D);
 
 const stateFile = path.join(dataDir, 'pg-knn.json');
 interface State {

@@ -17,11 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { CollectionStore } from '../src/store/collection-store.ts';
 import { openStore } from '../src/store/database.ts';
-import { cocoLabels, colorNames } from '../src/text-search/lexicon/concepts.ts';
-import { recordText } from '../src/text-search/record-text.ts';
-import { seenText, TOKENS_VERSION, type Observed } from '../src/text-search/seen-tokens.ts';
 import { buildVectorIndex } from './lib-bulk-index.ts';
-import { synthetic, unit } from './lib-synthetic.ts';
+import { shopData } from './lib-shop-records.ts';
 import { median } from './lib-server.ts';
 import { loupeCli, randomPort } from '../test/helpers/processes.ts';
 
@@ -32,22 +29,7 @@ const here = path.resolve(import.meta.dirname, '..');
 const before = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
 
 // year-of-data's records (its generator, its seed)
-const { rand, gauss, pick, zipf } = synthetic(20261207);
-const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i.toString(36)}x${(i * 7919) % 997}`);
-const lexiconWords = ['red', 'blue', 'dress', 'shoes', 'chair', 'vintage', 'leather', 'summer', 'wooden', 'table', 'lamp', 'cotton'];
-function observed(): Observed {
-  const objects = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ name: zipf(cocoLabels), prob: 0.3 + rand() * 0.7, box: [0, 0, 100 + rand() * 800, 100 + rand() * 800] as [number, number, number, number], colors: [{ luv: [50, 0, 0] as [number, number, number], share: 0.3 + rand() * 0.6, name: pick(colorNames) }] }));
-  const colors = Array.from({ length: 2 + Math.floor(rand() * 3) }, () => ({ luv: [20 + rand() * 70, gauss() * 30, gauss() * 30] as [number, number, number], share: 0.05 + rand() * 0.5, name: pick(colorNames) }));
-  return { width: 1000, height: 1000, parts: ['objects', 'colors'], objects, faces: [], colors, ocr: [] };
-}
-function record(i: number) {
-  const words = Array.from({ length: 3 + Math.floor(rand() * 6) }, () => (rand() < 0.15 ? pick(lexiconWords) : zipf(vocabulary)));
-  const data = { _id: `r${i}`, title: words.join(' '), sku: `SKU-${i}`, category: `c${i % 20}`, in_stock: rand() < 0.7, price: Math.round(rand() * 50_000) / 100 };
-  const o = observed();
-  const t = seenText(o);
-  const { body, lang } = recordText(data);
-  return { recordId: data._id, data, vector: unit(Float32Array.from({ length: D }, gauss)), text: { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o, seenVersion: TOKENS_VERSION, seenState: 'done' as const } };
-}
+const record = shopData(20261207).plain(D);
 
 interface Server {
   name: string;
