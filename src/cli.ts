@@ -15,7 +15,7 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { flushErased, sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
-import { describeCollection, maxCapacity } from './services/collection-service.ts';
+import { describeCollection, describeLockBudget, maxCapacity } from './services/collection-service.ts';
 import { ServiceError, isUuid } from './services/errors.ts';
 import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type CatalogImportResult, type ImportProgress } from './catalog/catalog-import.ts';
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
@@ -398,8 +398,12 @@ async function run(services: Services, command: string, values: Values, rest: st
       const created = await services.collections.create(usageFirst['collection create'](values));
       return { collection_id: created.id };
     }
-    case 'collection list':
-      return { collections: (await services.collections.list(values.account)).map(describeCollection) };
+    case 'collection list': {
+      const collections = (await services.collections.list(values.account)).map(describeCollection);
+      // PostgreSQL: whether the collections' indexes may fill its lock table (h369), where an operator lists them
+      const budget = await services.collections.lockBudget();
+      return { collections, ...(budget ? { postgres_lock_table: describeLockBudget(budget) } : {}) };
+    }
     case 'collection show':
       return describeCollection(await services.collections.get(usageFirst['collection show'](values, rest)));
     case 'collection delete': {

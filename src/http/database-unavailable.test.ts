@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import net from 'node:net';
 import Fastify from 'fastify';
-import { databaseDamaged, databaseUnavailable, registerClosingAnswer, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
+import { databaseDamaged, databaseOverloaded, databaseUnavailable, registerClosingAnswer, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
@@ -12,6 +12,37 @@ describe('a database away is a 503, not a 500', () => {
 
   it('leaves every other error alone (a data exception, a bug, a unique violation)', () => {
     for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: '55000', message: 'cannot refresh materialized view concurrently' }, { code: '53400', message: 'temporary file size exceeds temp_file_limit (8kB)' }, { code: '53200', message: 'out of shared memory' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('PostgreSQL out of shared memory (its lock table full) is a 503 database_overloaded, the operator told once (h369)', () => {
+  it('knows 53200 and nothing else of class 53', () => {
+    expect(databaseOverloaded({ code: '53200' })).toBe(true);
+    for (const err of [{ code: '53300' }, { code: '53400' }, { code: '53100' }, { code: 'ENOMEM' }, {}]) expect(databaseOverloaded(err), JSON.stringify(err)).toBe(false);
+  });
+
+  it('answers 503 with Retry-After and no internals, and logs the hint to raise max_locks_per_transaction once', async () => {
+    const lines: { level: number; msg: string; hint?: string; operator?: string }[] = [];
+    const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => lines.push(JSON.parse(line)) } } });
+    registerErrorHandling(app);
+    app.post('/find', async () => {
+      throw Object.assign(new Error('out of shared memory'), { code: '53200', severity: 'ERROR', hint: 'You might need to increase max_locks_per_transaction.' });
+    });
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({ method: 'POST', url: '/find' });
+      expect([res.statusCode, res.json().code, res.headers['retry-after']]).toEqual([503, 'database_overloaded', '5']);
+      expect(res.json().detail).toBe('The database is overloaded just now; nothing of this request was done. Retry shortly.');
+      expect(res.body).not.toMatch(/shared memory|max_locks/);
+    }
+    const told = lines.filter((l) => l.msg.startsWith('database overloaded'));
+    expect(told.map((l) => [l.level, l.msg])).toEqual([
+      [50, 'database overloaded: its shared lock table is full'],
+      [40, 'database overloaded'],
+      [40, 'database overloaded'],
+    ]);
+    expect(told[0]!.hint).toBe('You might need to increase max_locks_per_transaction.');
+    expect(told[0]!.operator).toMatch(/Raise max_locks_per_transaction .*docs\/operations.md "Many collections on PostgreSQL"/);
+    await app.close();
   });
 });
 

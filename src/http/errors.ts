@@ -134,6 +134,7 @@ export function registerClosingAnswer(app: FastifyInstance): void {
  * in one conditional statement, which returns no balance).
  */
 export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?: () => void; balance?: (accountId: string) => Promise<number> } = {}): void {
+  let overloadTold = false;
   app.setErrorHandler(async (err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ServiceError) {
       if (err.headers) reply.headers(err.headers);
@@ -184,6 +185,16 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
       request.log.warn({ err: String(err.message ?? err), ...pool }, 'database unavailable');
       reply.header('retry-after', '5');
       return send(reply, 503, { detail: 'The database is not reachable just now; retry shortly.', code: 'database_unavailable' });
+    }
+    // PostgreSQL's shared lock table full (53200 `out of shared memory`): many collections' indexes, each locked by every
+    // statement on their table, times the statements under way on the whole database server (h369). It passes as they
+    // end, so a client retries; the operator is told once a process what to raise (docs/operations.md)
+    if (databaseOverloaded(err)) {
+      if (overloadTold) request.log.warn({ err: String(err.message ?? err) }, 'database overloaded');
+      else request.log.error({ err: String(err.message ?? err), hint: (err as { hint?: unknown }).hint, operator: overloadHint }, 'database overloaded: its shared lock table is full');
+      overloadTold = true;
+      reply.header('retry-after', '5');
+      return send(reply, 503, { detail: 'The database is overloaded just now; nothing of this request was done. Retry shortly.', code: 'database_overloaded' });
     }
     // SQLite's file damaged (its WAL deleted under the server, a disk fault): every call then failed 500 while /ready
     // answered 200 (h190). No retry mends it: the operator restores a backup; the node leaves the load balancer.
@@ -307,7 +318,8 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   // 53300 too many connections (several nodes' pools at max_connections), 53100 disk full, and 55000 where a database no
   // longer takes connections (ALLOW_CONNECTIONS false): the database away for now, not the request wrong (a 500
   // `internal_error` with no Retry-After until the forty-second session, h139). Not the rest of class 53: a query past
-  // temp_file_limit (53400) or out of lock memory fails the same way on every retry (h144)
+  // temp_file_limit (53400) fails the same way on every retry (h144); out of lock memory (53200) is its own 503
+  // database_overloaded since h369 (databaseOverloaded)
   if (code === '53300' || code === '53100' || (code === '55000' && typeof err.message === 'string' && /not currently accepting connections/.test(err.message))) return true;
   // a DBA's own limits: a statement past the database's statement_timeout, or cancelled by pg_cancel_backend (57014; a
   // filter's own is its client's 400 before it gets here), a transaction or session ended by idle_in_transaction_ or
@@ -322,6 +334,17 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   if (err.syscall === 'connect' && ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;
   return /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
 }
+
+/**
+ * PostgreSQL out of shared memory (53200), which is its lock table full: every statement on `collection_records` locks
+ * each collection's index, so with many collections a few statements at once fill it (h369). Not class 53's others
+ * (53400 temp_file_limit fails alike on every retry).
+ */
+export function databaseOverloaded(err: { code?: unknown }): boolean {
+  return err.code === '53200';
+}
+const overloadHint =
+  'PostgreSQL ran out of lock table entries: every statement on collection_records locks every collection\'s index. Raise max_locks_per_transaction (the start\'s warning, or `loupe collection list`, gives the figure: docs/operations.md "Many collections on PostgreSQL") and restart PostgreSQL';
 
 /** `1 MiB`, `33 MiB`, `512 KiB`, `900 bytes`. */
 export function byteSize(bytes: number): string {

@@ -3,6 +3,8 @@ import { collectionTypes, type CollectionRecord, type CollectionStore, type Coll
 import type { CollectionQueries } from '../index/collection-queries.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AccountService } from './account-service.ts';
+import type { LockBudgetWatch } from './lock-budget-watch.ts';
+import { lockBudgetWarning, suggestedMaxLocks, type LockBudget } from '../store/pg-lock-budget.ts';
 import { ServiceError, isUuid } from './errors.ts';
 import { filesHere } from './media-housekeeping.ts';
 
@@ -48,6 +50,26 @@ export function describeCollection(c: CollectionRecord) {
   };
 }
 
+/**
+ * PostgreSQL's lock-table figures as `loupe collection list` shows them (store/pg-lock-budget.ts): what this process's
+ * pool may hold against the table's size, and the warning the server logs when it passes half.
+ */
+export function describeLockBudget(b: LockBudget): Record<string, unknown> {
+  const warning = lockBudgetWarning(b);
+  return {
+    hnsw_indexes: b.hnswIndexes,
+    locks_per_statement: b.locksPerStatement,
+    pool_size: b.poolSize,
+    locks_of_a_full_pool: b.needed,
+    lock_table_entries: b.capacity,
+    max_locks_per_transaction: b.maxLocksPerTransaction,
+    max_connections: b.maxConnections,
+    max_prepared_transactions: b.maxPreparedTransactions,
+    suggested_max_locks_per_transaction: Math.max(b.maxLocksPerTransaction, suggestedMaxLocks(b)),
+    ...(warning ? { warning } : {}),
+  };
+}
+
 /** Visual-search collections: administration now; the search methods build on it. */
 export class CollectionService {
   constructor(
@@ -56,6 +78,8 @@ export class CollectionService {
     private readonly queries: CollectionQueries,
     /** Where the records' thumbnails are (migration 047), removed with the collection. */
     private readonly media?: MediaStore,
+    /** PostgreSQL: whether the collections' indexes may fill its lock table, checked after each create (h369). */
+    private readonly lockWatch?: LockBudgetWatch,
   ) {}
 
   async create(input: { accountId: string; type: string; name: string; productField?: string | undefined; capacity?: number | undefined }): Promise<CollectionRecord> {
@@ -70,7 +94,15 @@ export class CollectionService {
     if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > maxCapacity) throw new ServiceError(400, 'invalid_request', `The capacity must be an integer from 1 to ${maxCapacity}.`);
     const productField = input.productField?.trim() || defaultProductField[type];
     if (productField !== null && (productField.length > 200 || productField.startsWith('$'))) throw new ServiceError(400, 'invalid_request', 'The product field must be a field name of at most 200 characters, not starting with $.');
-    return this.collections.create({ id: randomUUID(), accountId: input.accountId, type, name, productField, capacity });
+    const made = await this.collections.create({ id: randomUUID(), accountId: input.accountId, type, name, productField, capacity });
+    // its HNSW index comes with its first insert: counted now, so the create that passes the mark is the one told
+    await this.lockWatch?.check(1);
+    return made;
+  }
+
+  /** PostgreSQL's lock-table figures for `loupe collection list`; undefined on SQLite. */
+  lockBudget(): Promise<LockBudget | undefined> {
+    return this.lockWatch?.check() ?? Promise.resolve(undefined);
   }
 
   async list(accountId?: string): Promise<CollectionRecord[]> {

@@ -52,6 +52,8 @@ import { CatalogStore } from '../store/catalog-store.ts';
 import { PriceStore } from '../store/price-store.ts';
 import { RecognitionService } from './recognition/recognition-service.ts';
 import { CollectiblesJob } from './jobs/collectibles-job.ts';
+import { LockBudgetWatch } from './lock-budget-watch.ts';
+import { readLockBudget } from '../store/pg-lock-budget.ts';
 
 /** How long one readiness check answers every `/ready` probe. */
 const readyCheckMs = 1000;
@@ -175,7 +177,10 @@ export async function openServices(config: Config, options: { longRunning?: bool
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, unfoldedSessions: { refold: () => refoldSessionSearch(store.db, store.dialect, { unfoldedOnly: true }) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
-  const collections = new CollectionService(collectionStore, accounts, queries, mediaStore);
+  const lockWatch = new LockBudgetWatch((coming) => readLockBudget(store, coming), options.log);
+  // a server's and a worker's pools share the lock table; a CLI command's reads it only when asked (collection list)
+  if (options.longRunning) await lockWatch.check();
+  const collections = new CollectionService(collectionStore, accounts, queries, mediaStore, lockWatch);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions, store, dataDir: config.dataDir });
   const housekeeping = new MediaHousekeeping({ store, requests: requestStore, media: mediaStore, deletions: mediaDeletions });
