@@ -14,6 +14,9 @@ const batchSize = 20;
 /** Keys whose observations one query of step 4 reads (about 12 ms in SQLite). */
 const lookAgainSpan = 2000;
 const logEvery = 100;
+/** A failed pass is tried again after a minute, then twice as long each time it fails again, at most an hour. */
+const retryFirstMs = 60_000;
+const retryMaxMs = 3_600_000;
 
 interface Progress {
   written: number;
@@ -43,6 +46,9 @@ interface Progress {
 export class SeenBackfill {
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** Passes failed in a row, and the next try's timer. */
+  private failures = 0;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: CollectionStore,
@@ -67,15 +73,35 @@ export class SeenBackfill {
 
   start(): void {
     this.stopped = false;
+    this.clearRetry();
     this.running ??= this.pass()
-      .then(() => undefined)
-      .catch((err: unknown) => this.log('error', 'text search backfill stopped', { err: String(err) }))
+      .then(() => {
+        this.failures = 0;
+      })
+      .catch((err: unknown) => {
+        // a database away or overloaded a moment (53200 with many collections on PostgreSQL, h369) stopped the pass
+        // until the next start; it resumes where it stopped, so it is tried again, later each time
+        this.failures++;
+        const inMs = Math.min(retryMaxMs, retryFirstMs * 2 ** (this.failures - 1));
+        this.log('error', 'text search backfill stopped', { err: String(err), retry_in_s: Math.round(inMs / 1000) });
+        if (!this.stopped) {
+          this.retry = setTimeout(() => this.start(), inMs);
+          this.retry.unref();
+        }
+      })
       .finally(() => (this.running = undefined));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.clearRetry();
     await this.running;
+    this.clearRetry();
+  }
+
+  private clearRetry(): void {
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = undefined;
   }
 
   /** Works until nothing is left (or `limit` rows are done); returns what it did. */
