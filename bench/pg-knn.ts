@@ -18,6 +18,7 @@ import pg from 'pg';
 import { CollectionStore } from '../src/store/collection-store.ts';
 import { openStore } from '../src/store/database.ts';
 import { buildVectorIndex, dropVectorIndexForBulkLoad } from './lib-bulk-index.ts';
+import { databaseNamed, pgAdmin } from './lib-pg.ts';
 import { median } from './lib-server.ts';
 import { shopData } from './lib-shop-records.ts';
 import { synthetic } from './lib-synthetic.ts';
@@ -32,18 +33,8 @@ const here = path.resolve(import.meta.dirname, '..');
 const before = process.env.BENCH_BEFORE ? path.resolve(process.env.BENCH_BEFORE) : undefined;
 if (!process.env.DATABASE_URL) throw new Error('pg-knn needs DATABASE_URL (a server where it may create a database)');
 
-async function admin(statement: string): Promise<pg.QueryResult> {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await c.connect();
-  try {
-    return await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
-const u = new URL(process.env.DATABASE_URL);
-u.pathname = `/${name}`;
-const databaseUrl = u.toString();
+const admin = (statement: string) => pgAdmin(statement);
+const databaseUrl = databaseNamed(name);
 const env = { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', LOUPE_RATE_LIMIT: '0', LOUPE_VISION_WARM: 'none', LOUPE_VISION_THREADS: '1' };
 
 // year-of-data's records (its generator, its seed): clusters of 100, a category of 20, hashes near their cluster's

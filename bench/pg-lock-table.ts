@@ -27,6 +27,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { installPack } from '../src/vision/clip/clip-pack.ts';
 import { solidImage, writeTinyClipPack } from '../test/helpers/tiny-clip.ts';
+import { databaseNamed, pgAdmin } from './lib-pg.ts';
 
 const collections = Number(process.env.BENCH_COLLECTIONS ?? 1_000);
 const pools = (process.env.BENCH_POOLS ?? '6,10,16,24').split(',').map(Number);
@@ -34,18 +35,8 @@ const callsPerRun = Number(process.env.BENCH_CALLS ?? 600);
 const name = process.env.BENCH_PG_NAME ?? 'loupe_lock_table';
 if (!process.env.DATABASE_URL) throw new Error('pg-lock-table needs DATABASE_URL (a server of its own where it may create a database)');
 
-async function admin(statement: string, url = process.env.DATABASE_URL!): Promise<pg.QueryResult> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
-const u = new URL(process.env.DATABASE_URL);
-u.pathname = `/${name}`;
-const databaseUrl = u.toString();
+const admin = pgAdmin;
+const databaseUrl = databaseNamed(name);
 const settings = (await admin(`SELECT name, setting FROM pg_settings WHERE name IN ('max_locks_per_transaction', 'max_connections', 'max_prepared_transactions', 'autovacuum_max_workers', 'max_worker_processes', 'max_wal_senders')`)).rows as { name: string; setting: string }[];
 console.log(`server: ${settings.map((s) => `${s.name} ${s.setting}`).join(', ')}; load ${os.loadavg()[0]!.toFixed(1)}`);
 

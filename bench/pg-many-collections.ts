@@ -26,6 +26,7 @@ import { filterToSql } from '../src/store/filters/pg-filter.ts';
 import { pgVector } from '../src/store/pg-vector.ts';
 import { PgCollectionQueries } from '../src/index/pg-collection-queries.ts';
 import { buildVectorIndex, dropVectorIndexForBulkLoad } from './lib-bulk-index.ts';
+import { pgAdmin } from './lib-pg.ts';
 import { median } from './lib-server.ts';
 import { synthetic, unit } from './lib-synthetic.ts';
 
@@ -36,15 +37,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 40);
 const name = process.env.BENCH_PG_NAME ?? 'loupe_many_collections';
 if (!process.env.DATABASE_URL) throw new Error('pg-many-collections needs DATABASE_URL (a server where it may create a database)');
 
-async function admin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (statement: string) => pgAdmin(statement);
 const u = new URL(process.env.DATABASE_URL);
 u.pathname = `/${name}`;
 const databaseUrl = u.toString();

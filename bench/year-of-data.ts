@@ -29,6 +29,7 @@ import { RequestStore } from '../src/store/request-store.ts';
 import { shopData } from './lib-shop-records.ts';
 import { sessionRow } from './lib-synthetic.ts';
 import { loupeCli, randomPort, type ServerProcess } from '../test/helpers/processes.ts';
+import { pgAdmin } from './lib-pg.ts';
 import { median } from './lib-server.ts';
 
 const scale = Number(process.env.BENCH_SCALE ?? 1);
@@ -118,15 +119,6 @@ async function timed(url: string, label: string, fn: () => Promise<unknown>, n =
   return m;
 }
 
-async function pgAdmin(statement: string): Promise<void> {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await c.connect();
-  try {
-    await c.query(statement);
-  } finally {
-    await c.end();
-  }
-}
 
 for (const backend of backends) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-year-'));
