@@ -94,9 +94,9 @@ export class SeenBackfill {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // a pass failing meanwhile sees `stopped` and plans no try
     this.clearRetry();
     await this.running;
-    this.clearRetry();
   }
 
   private clearRetry(): void {
